@@ -1,0 +1,114 @@
+"""The Environment runs tool calls against plugin state.
+
+It owns everything a simulated world needs to be reproducible: the databases (restored by
+``reset()``), the clock ("now"), the login session, and one seeded random generator per tool,
+created lazily and discarded at every reset (so the n-th id a tool generates after a reset is
+always the same). ``execute`` never raises for anything the model sends.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import CallRecord, Tool
+from toolscore.types import ArgumentsError, ToolCall, ToolResult, ToolSpec
+
+NOT_LOGGED_IN = "User is not logged in"
+PARSE_FAILED = "Failed to parse API call"
+
+
+@dataclass
+class Session:
+    username: str
+    token: str
+
+
+class Environment:
+    def __init__(
+        self,
+        plugins: Iterable[Plugin],
+        databases: dict[str, Any] | None = None,
+        now: datetime | None = None,
+        seed: int = 489,
+    ) -> None:
+        self.plugins = list(plugins)
+        self.tools: dict[str, Tool] = {t.name: t for p in self.plugins for t in p.tools}
+        self._initial = copy.deepcopy(databases or {})
+        self.now = now or datetime(2023, 1, 1)
+        self.seed = seed
+        self.initial_session: Session | None = None
+        self.reset()
+
+    # -- state -------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Restore initial databases and session; forget every tool's random generator."""
+        self.databases: dict[str, Any] = copy.deepcopy(self._initial)
+        self.session: Session | None = (copy.copy(self.initial_session)
+                                        if self.initial_session else None)
+        self._rngs: dict[str, random.Random] = {}
+
+    def set_initial(self, databases: dict[str, Any], session: Session | None = None) -> None:
+        """Make the given state the one ``reset()`` returns to, and reset to it."""
+        self._initial = copy.deepcopy(databases)
+        self.initial_session = session
+        self.reset()
+
+    def db(self, name: str) -> Any:
+        return self.databases.setdefault(name, {})
+
+    def rng(self, tool_name: str) -> random.Random:
+        if tool_name not in self._rngs:
+            self._rngs[tool_name] = random.Random(self.seed)
+        return self._rngs[tool_name]
+
+    def state_hash(self) -> str:
+        state = {"databases": self.databases,
+                 "session": self.session.__dict__ if self.session else None}
+        blob = json.dumps(state, sort_keys=True, default=str, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    # -- tools -------------------------------------------------------------------------------
+    def specs(self, names: Iterable[str] | None = None) -> list[ToolSpec]:
+        chosen = self.tools if names is None else {n: self.tools[n] for n in names}
+        return [t.spec for t in chosen.values()]
+
+    def call(self, name: str, arguments: dict[str, Any] | None) -> CallRecord:
+        """Execute by name with parsed arguments (None = unparseable). Never raises."""
+        if arguments is None:
+            return CallRecord(name, None, None, PARSE_FAILED)
+        tool = self.tools.get(name)
+        if tool is None:
+            return CallRecord(name, arguments, None, f"API {name} not found")
+        kwargs = dict(arguments)
+        if tool.auth:
+            if self.session is None:
+                return CallRecord(name, arguments, None, NOT_LOGGED_IN)
+            kwargs["session_token"] = self.session.token
+        try:
+            response = tool.fn(self, **kwargs)
+        except Exception as e:  # the model's input is at fault; record, never crash
+            return CallRecord(name, kwargs, None, _exception_text(e))
+        return CallRecord(name, kwargs, response, None)
+
+    def execute(self, call: ToolCall) -> tuple[CallRecord, ToolResult]:
+        """Execute a model's tool call; the record keeps the (session-injected) arguments."""
+        try:
+            arguments: dict[str, Any] | None = call.parse_arguments()
+        except ArgumentsError:
+            arguments = None
+        record = self.call(call.name, arguments)
+        return record, ToolResult(call.id, call.name, record.response, record.exception)
+
+
+def _exception_text(e: Exception) -> str:
+    if isinstance(e, KeyError) and e.args:
+        return str(e.args[0])
+    return str(e) or type(e).__name__

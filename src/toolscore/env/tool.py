@@ -1,0 +1,182 @@
+"""A Tool is defined once, as a typed Python function; its JSON schema is derived from the type
+hints and the docstring so the documentation shown to the model and the implementation that is
+executed cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Union, get_args, get_origin
+
+Similarity = Callable[[Any, Any], float]
+
+
+@dataclass
+class MatchContext:
+    """What an equivalence rule may use besides the two calls.
+
+    ``similarity(a, b)`` is the cosine similarity of two free-text values (0.0 when either is
+    not a string); ``strict`` asks the rule to fix known defects of the reference behaviour.
+    """
+
+    similarity: Similarity
+    strict: bool = False
+
+
+# An equivalence rule decides whether a predicted call counts as a ground-truth call.
+EquivalenceRule = Callable[["CallRecord", "CallRecord", MatchContext], bool]
+
+
+@dataclass
+class CallRecord:
+    """An executed call: what was asked and what came back (ToolTalk's request/response/exception).
+
+    ``arguments`` is None when the model's argument text could not be parsed.
+    """
+
+    name: str
+    arguments: dict[str, Any] | None
+    response: Any = None
+    exception: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"request": {"api_name": self.name, "parameters": self.arguments},
+                "response": self.response, "exception": self.exception}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CallRecord:
+        req = d.get("request") or {}
+        return cls(name=req.get("api_name", ""), arguments=req.get("parameters"),
+                   response=d.get("response"), exception=d.get("exception"))
+
+
+_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
+                               dict: "object", list: "array"}
+
+
+def schema_for(annotation: Any) -> dict[str, Any]:
+    """JSON schema of a type hint (str, int, float, bool, list[...], dict, Literal, Optional)."""
+    origin = get_origin(annotation)
+    if origin is Literal:
+        values = list(get_args(annotation))
+        return {"type": _JSON_TYPES[type(values[0])], "enum": values}
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        return schema_for(inner[0]) if len(inner) == 1 else {"anyOf": [schema_for(a) for a in inner]}
+    if origin in (list, typing.List):  # noqa: UP006
+        (item,) = get_args(annotation) or (Any,)
+        return {"type": "array", "items": schema_for(item)} if item is not Any else {"type": "array"}
+    if origin in (dict, typing.Dict):  # noqa: UP006
+        return {"type": "object"}
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    return {}
+
+
+def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into (description, {param: description})."""
+    if not doc:
+        return "", {}
+    text = inspect.cleandoc(doc)
+    head, _, rest = text.partition("\nArgs:")
+    params: dict[str, str] = {}
+    current = None
+    for line in rest.splitlines():
+        m = re.match(r"^\s{2,}(\w+)\s*(?:\([^)]*\))?:\s*(.*)$", line)
+        if m and (current is None or len(line) - len(line.lstrip()) <= _indent_of(rest, current)):
+            current = m.group(1)
+            params[current] = m.group(2).strip()
+        elif current and line.strip():
+            if re.match(r"^\S", line):  # a new section such as "Returns:"
+                current = None
+                continue
+            params[current] = (params[current] + " " + line.strip()).strip()
+    return " ".join(head.split()), params
+
+
+def _indent_of(block: str, name: str) -> int:
+    for line in block.splitlines():
+        if re.match(rf"^\s+{name}\s*(?:\([^)]*\))?:", line):
+            return len(line) - len(line.lstrip())
+    return 0
+
+
+@dataclass
+class Tool:
+    """A callable tool over environment state.
+
+    ``fn(env, **arguments)`` returns the JSON-able response or raises; any exception becomes the
+    call's exception string. ``auth`` tools receive the session token from the environment in
+    ``session_token`` (hidden from the model). ``action`` marks tools with side effects.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    fn: Callable[..., Any]
+    action: bool = False
+    auth: bool = False
+    equivalence: EquivalenceRule | None = None
+    hidden: tuple[str, ...] = ()
+    plugin: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def spec(self):  # -> ToolSpec; imported lazily to keep this module dependency-free
+        from toolscore.types import ToolSpec
+
+        return ToolSpec(self.name, self.description, self.parameters)
+
+    def equivalent(self, prediction: CallRecord, truth: CallRecord, ctx: MatchContext) -> bool:
+        if prediction.name != truth.name:
+            return False
+        if self.equivalence is None:
+            return (prediction.arguments == truth.arguments
+                    and prediction.response == truth.response
+                    and prediction.exception == truth.exception)
+        return self.equivalence(prediction, truth, ctx)
+
+
+def tool(
+    name: str | None = None,
+    *,
+    action: bool = False,
+    auth: bool = False,
+    equivalence: EquivalenceRule | None = None,
+    description: str | None = None,
+    hidden: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any]], Tool]:
+    """Decorator: turn ``def f(env, a: str, b: int | None = None) -> dict`` into a Tool.
+
+    The first parameter receives the Environment. Parameters without a default are required.
+    ``session_token`` is hidden automatically for ``auth`` tools.
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Tool:
+        doc, param_docs = parse_docstring(fn.__doc__)
+        hints = typing.get_type_hints(fn, include_extras=False)
+        sig = inspect.signature(fn)
+        hide = set(hidden) | ({"session_token"} if auth else set())
+        props: dict[str, Any] = {}
+        required: list[str] = []
+        for i, (pname, p) in enumerate(sig.parameters.items()):
+            if i == 0 or pname in hide or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                continue
+            prop = schema_for(hints.get(pname, Any))
+            if pname in param_docs:
+                prop["description"] = param_docs[pname]
+            props[pname] = prop
+            if p.default is inspect.Parameter.empty:
+                required.append(pname)
+        schema: dict[str, Any] = {"type": "object", "properties": props}
+        if required:
+            schema["required"] = required
+        return Tool(name=name or fn.__name__, description=description or doc, parameters=schema,
+                    fn=fn, action=action, auth=auth, equivalence=equivalence,
+                    hidden=tuple(sorted(hide)))
+
+    return wrap

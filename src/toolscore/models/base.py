@@ -1,0 +1,35 @@
+"""The model interface every provider implements, and the errors that separate
+infrastructure failures (retried, never scored) from model mistakes (scored)."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
+
+
+class InfraError(Exception):
+    """A failure of the serving infrastructure (timeout, 429, 5xx, empty completion).
+
+    ``retryable`` says whether trying again may help. Persistent infra errors are recorded on
+    the sample as errors and excluded from scores.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = True, status: int | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+
+
+@runtime_checkable
+class Model(Protocol):
+    """``name`` is the full ``provider/model`` id; ``cache_identity`` is whatever besides the
+    request determines the answer (model id, base URL, weights file), used in the cache key."""
+
+    name: str
+
+    def cache_identity(self) -> dict[str, object]: ...
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> Reply: ...

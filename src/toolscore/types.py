@@ -1,0 +1,214 @@
+"""Transcript types in the OpenAI chat shape, so every provider maps onto one vocabulary.
+
+Tool-call arguments are kept as the raw string the model produced: a malformed argument string is
+a model mistake that must be recorded and scored, so it cannot be parsed away at the boundary.
+Everything here round-trips through JSON (``to_dict`` / ``from_dict``) because runs are stored as
+JSON lines and must be re-scorable without the model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass
+class ToolSpec:
+    """What the model is shown about a tool: name, description and JSON-schema parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolSpec:
+        if "function" in d:  # OpenAI tool shape
+            d = d["function"]
+        return cls(
+            name=d["name"],
+            description=d.get("description", ""),
+            parameters=d.get("parameters") or {"type": "object", "properties": {}},
+        )
+
+
+class ArgumentsError(ValueError):
+    """The model's argument string is not a JSON object."""
+
+
+@dataclass
+class ToolCall:
+    """One tool call as the model emitted it; ``arguments`` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def parse_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict; raises ArgumentsError when the text is not a JSON object."""
+        try:
+            value = json.loads(self.arguments) if self.arguments.strip() else {}
+        except (json.JSONDecodeError, TypeError) as e:
+            raise ArgumentsError(f"arguments of {self.name!r} are not valid JSON: {e}") from None
+        if not isinstance(value, dict):
+            raise ArgumentsError(f"arguments of {self.name!r} are not a JSON object")
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments}}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolCall:
+        fn = d.get("function", d)
+        args = fn.get("arguments", "{}")
+        if not isinstance(args, str):
+            args = json.dumps(args)
+        return cls(id=d.get("id", ""), name=fn.get("name", ""), arguments=args)
+
+
+@dataclass
+class ToolResult:
+    """What executing a call produced: a JSON-able response, or an exception string."""
+
+    call_id: str
+    name: str
+    response: Any = None
+    exception: str | None = None
+
+    def content(self) -> str:
+        """The text the model sees in the tool message."""
+        return json.dumps({"response": self.response, "exception": self.exception})
+
+    def to_message(self) -> Message:
+        return Message(role="tool", content=self.content(), tool_call_id=self.call_id,
+                       name=self.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolResult:
+        return cls(call_id=d.get("call_id", ""), name=d.get("name", ""),
+                   response=d.get("response"), exception=d.get("exception"))
+
+
+@dataclass
+class Message:
+    role: Role
+    content: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            d["tool_calls"] = [c.to_dict() for c in self.tool_calls]
+        if self.tool_call_id is not None:
+            d["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            d["name"] = self.name
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Message:
+        return cls(
+            role=d["role"],
+            content=d.get("content"),
+            tool_calls=[ToolCall.from_dict(c) for c in d.get("tool_calls") or []],
+            tool_call_id=d.get("tool_call_id"),
+            name=d.get("name"),
+        )
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    latency_s: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+        self.latency_s += other.latency_s
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Usage:
+        return cls(**{k: d[k] for k in ("input_tokens", "output_tokens", "calls",
+                                        "cached_calls", "latency_s") if k in d})
+
+
+@dataclass
+class Reply:
+    """One model completion: an assistant message plus accounting."""
+
+    message: Message
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+    model: str | None = None
+
+    @property
+    def text(self) -> str | None:
+        return self.message.content
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return self.message.tool_calls
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message.to_dict(), "usage": self.usage.to_dict(),
+                "finish_reason": self.finish_reason, "model": self.model}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Reply:
+        return cls(message=Message.from_dict(d["message"]),
+                   usage=Usage.from_dict(d.get("usage") or {}),
+                   finish_reason=d.get("finish_reason"), model=d.get("model"))
+
+
+@dataclass
+class GenerateConfig:
+    """Generation settings; part of the cache key.
+
+    ``tool_choice`` is "auto", "required", "none" or a tool name. ``epoch`` separates repeated
+    samples in the cache. ``script`` carries what scripted models (``oracle``) replay; it is not
+    sent to real providers.
+    """
+
+    temperature: float = 0.0
+    max_tokens: int | None = 512
+    seed: int | None = 0
+    top_p: float | None = None
+    tool_choice: str = "auto"
+    epoch: int = 0
+    script: list[dict[str, Any]] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
