@@ -1,0 +1,1 @@
+"""Benchmarks: dataset loader, protocol, scorer and metrics, one package each."""

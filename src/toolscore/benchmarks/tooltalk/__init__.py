@@ -1,0 +1,1 @@
+"""ToolTalk (Farn & Shin, 2023): multi-turn conversations over 7 simulated, stateful plugins."""
