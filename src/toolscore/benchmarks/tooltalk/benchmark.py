@@ -1,0 +1,133 @@
+"""The ToolTalk benchmark: conversations + simulation protocol + call-matching scorer.
+
+The same class runs any tool set stored in ToolTalk's format (the built-in ``demo`` uses it with
+its own plugins), so the protocol and the scorer exist once.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Literal
+
+from toolscore.benchmarks.base import Sample
+from toolscore.benchmarks.tooltalk import protocol
+from toolscore.benchmarks.tooltalk.data import (load_conversations, load_databases,
+                                                make_environment)
+from toolscore.benchmarks.tooltalk.scoring import TurnCalls, aggregate, score_conversation
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import CallRecord, MatchContext, Tool
+from toolscore.types import GenerateConfig
+
+ToolsMode = Literal["all", "exact", "suite"]
+Split = Literal["easy", "hard", "all"]
+
+
+class ToolTalkBenchmark:
+    def __init__(
+        self,
+        data_dir: str | Path,
+        *,
+        split: Split = "all",
+        tools_mode: ToolsMode = "all",
+        strict: bool = False,
+        embedder: str = "minilm",
+        plugins: list[Plugin] | None = None,
+        name: str = "tooltalk",
+        max_tokens: int | None = 512,
+        seed: int = 0,
+    ) -> None:
+        if plugins is None:
+            from toolscore.benchmarks.tooltalk.plugins import PLUGINS
+
+            plugins = PLUGINS
+        self.name = name
+        self.data_dir = Path(data_dir)
+        self.split = split
+        self.tools_mode = tools_mode
+        self.strict = strict
+        self.embedder_name = embedder
+        self.plugins = plugins
+        self.tools: dict[str, Tool] = {t.name: t for p in plugins for t in p.tools}
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self._samples: list[Sample] | None = None
+        self._databases: dict[str, Any] | None = None
+        self._similarity: Any = None
+
+    def config(self) -> dict[str, Any]:
+        return {"data_dir": str(self.data_dir), "split": self.split, "tools": self.tools_mode,
+                "strict": self.strict, "embedder": self.embedder_name,
+                "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
+                "seed": self.seed, "env_seed": 489,
+                "max_calls_per_turn": self.max_calls}
+
+    @property
+    def max_calls(self) -> int:
+        return protocol.STRICT_MAX_CALLS if self.strict else protocol.DEFAULT_MAX_CALLS
+
+    # -- samples -----------------------------------------------------------------------------
+    def samples(self) -> list[Sample]:
+        if self._samples is None:
+            convs = load_conversations(self.data_dir, self.split)
+            self._samples = [Sample(c.name, c, {"split": c.split}) for c in convs]
+        return self._samples
+
+    @property
+    def databases(self) -> dict[str, Any]:
+        if self._databases is None:
+            self._databases = load_databases(self.data_dir)
+        return self._databases
+
+    def offered_tools(self, conversation: Any) -> list[Tool]:
+        if self.tools_mode == "exact":
+            names = set(conversation.apis_used)
+            return [t for t in self.tools.values() if t.name in names]
+        if self.tools_mode == "suite":
+            suites = set(conversation.suites_used)
+            return [t for p in self.plugins if p.name in suites for t in p.tools]
+        return list(self.tools.values())
+
+    # -- protocol ----------------------------------------------------------------------------
+    async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
+        conv = sample.data
+        env = make_environment(conv, self.databases)
+        env.plugins = self.plugins
+        env.tools = self.tools
+        specs = [t.spec for t in self.offered_tools(conv)]
+        prompt = protocol.system_prompt(conv.metadata)
+        config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,
+                                epoch=epoch)
+        turns = [await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt, config,
+                                              self.max_calls)
+                 for i in protocol.assistant_turns(conv.turns)]
+        return {"system_prompt": prompt, "tools_offered": [s.name for s in specs],
+                "turns": turns}
+
+    # -- scoring -----------------------------------------------------------------------------
+    @property
+    def similarity(self) -> Any:
+        if self._similarity is None:
+            from toolscore.env.similarity import Similarity, get_embedder
+
+            self._similarity = Similarity(get_embedder(self.embedder_name))
+        return self._similarity
+
+    def score(self, output: dict[str, Any], sample: Sample | None = None) -> dict[str, Any]:
+        turns = [TurnCalls(t["turn"], [CallRecord.from_dict(c) for c in t["ground_truth"]],
+                           [CallRecord.from_dict(c) for c in t["predictions"]])
+                 for t in output["turns"]]
+        ctx = MatchContext(self.similarity, strict=self.strict)
+        return score_conversation(turns, self.tools, ctx).to_dict()
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        ok = [r for r in records if r.get("status") == "ok"]
+        by_split: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in ok:
+            by_split[r.get("meta", {}).get("split", "all")].append(r["scores"])
+        result: dict[str, Any] = {split: aggregate(scores)
+                                  for split, scores in sorted(by_split.items())}
+        result["errors"] = len(records) - len(ok)
+        result["strict"] = self.strict
+        result["embedder"] = self.embedder_name
+        return result

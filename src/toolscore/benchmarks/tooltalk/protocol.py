@@ -1,0 +1,129 @@
+"""The ToolTalk simulation protocol for one conversation.
+
+For every assistant turn: reset the world, replay the ground-truth calls of all earlier turns,
+show the model the ground-truth history so far, and let it call tools (each executed and fed back)
+until it answers in text. Predictions of earlier turns are forgotten: every turn starts from the
+ground truth, so one early mistake does not cascade.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from toolscore.env.environment import Environment
+from toolscore.env.tool import CallRecord
+from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
+
+# The reference puts no limit on calls per turn; a model looping forever would never finish, so
+# the default mode stops a turn after this many calls (and records it), strict mode after fewer.
+DEFAULT_MAX_CALLS = 30
+STRICT_MAX_CALLS = 10
+
+
+class Generator(Protocol):
+    async def generate(self, messages: list[Message], tools: list[ToolSpec],
+                       config: GenerateConfig) -> Reply: ...
+
+
+def system_prompt(metadata: dict[str, Any]) -> str:
+    """Our own wording; carries the location, the current time and the logged-in user."""
+    user = metadata.get("username") or "not logged in"
+    return (
+        "You are a helpful assistant that completes the user's requests by calling the tools "
+        "you are given. Call a tool only when it is needed; ask the user for anything you "
+        "need that you do not know. Once you have the results, answer the user briefly.\n"
+        f"Location: {metadata.get('location', 'unknown')}\n"
+        f"Current time: {metadata.get('timestamp', 'unknown')}\n"
+        f"Username: {user}"
+    )
+
+
+@dataclass
+class TurnTruth:
+    """An assistant turn of the ground truth: its calls and its reply text."""
+
+    index: int
+    calls: list[CallRecord]
+    text: str
+
+
+def history_messages(turns: list[Any], upto: int) -> list[Message]:
+    """The ground-truth dialogue before turn ``upto``: user texts, calls with results, replies."""
+    out: list[Message] = []
+    for i, turn in enumerate(turns[:upto]):
+        if turn.role == "user":
+            out.append(Message(role="user", content=turn.text))
+            continue
+        for j, call in enumerate(turn.apis):
+            call_id = f"gt_{i}_{j}"
+            out.append(Message(role="assistant", tool_calls=[
+                ToolCall(call_id, call.name, json.dumps(call.arguments or {}))]))
+            out.append(Message(role="tool", tool_call_id=call_id, name=call.name,
+                               content=json.dumps({"response": call.response,
+                                                   "exception": call.exception})))
+        out.append(Message(role="assistant", content=turn.text))
+    return out
+
+
+def oracle_script(turn: Any) -> list[dict[str, Any]]:
+    """What the ``oracle`` model replays for this turn: each ground-truth call, then the text."""
+    steps: list[dict[str, Any]] = [
+        {"tool_calls": [{"name": c.name, "arguments": c.arguments or {}}], "content": None}
+        for c in turn.apis]
+    steps.append({"tool_calls": [], "content": turn.text})
+    return steps
+
+
+async def simulate_turn(
+    env: Environment,
+    turns: list[Any],
+    index: int,
+    model: Generator,
+    tools: list[ToolSpec],
+    prompt: str,
+    config: GenerateConfig,
+    max_calls: int,
+) -> dict[str, Any]:
+    """Run the model on assistant turn ``index``; returns the stored turn output."""
+    env.reset()
+    for earlier in turns[:index]:
+        if earlier.role == "assistant":
+            for call in earlier.apis:
+                env.call(call.name, call.arguments)
+    messages = [Message(role="system", content=prompt), *history_messages(turns, index)]
+    start = len(messages)
+    cfg = GenerateConfig(**{**config.to_dict(), "script": oracle_script(turns[index])})
+    predictions: list[dict[str, Any]] = []
+    text: str | None = None
+    capped = False
+    while True:
+        reply = await model.generate(messages, tools, cfg)
+        messages.append(reply.message)
+        if not reply.tool_calls:
+            text = reply.text
+            break
+        for call in reply.tool_calls:
+            if len(predictions) >= max_calls:
+                capped = True
+                break
+            record, result = env.execute(call)
+            predictions.append({**record.to_dict(), "raw_arguments": call.arguments})
+            messages.append(result.to_message())
+        if capped:
+            break
+    return {
+        "turn": index,
+        "ground_truth": [c.to_dict() for c in turns[index].apis],
+        "predictions": predictions,
+        "text": text,
+        "capped": capped,
+        "state_hash": env.state_hash(),
+        "transcript": [m.to_dict() for m in messages[start:]],
+    }
+
+
+def assistant_turns(turns: list[Any]) -> list[int]:
+    """Indices of the assistant turns that are evaluated (trailing user turns are not)."""
+    return [i for i, t in enumerate(turns) if t.role == "assistant"]

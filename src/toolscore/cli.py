@@ -1,0 +1,161 @@
+"""The ``toolscore`` command: parse, call the library, print. No evaluation logic lives here."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Evaluate tool-calling assistants (ToolTalk, demo, ...).")
+err = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(2)
+
+
+def _emit_json(doc: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def _default_run_dir(benchmark: str, model: str) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / f"{benchmark}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}-{stamp}"
+
+
+def _benchmark_options(split: str, tools: str, strict: bool, embedder: str) -> dict[str, Any]:
+    return {"split": split, "tools_mode": tools, "strict": strict, "embedder": embedder}
+
+
+@app.command()
+def run(
+    benchmark: str = typer.Argument(..., help="Benchmark name: demo, tooltalk."),
+    model: str = typer.Option("local/smollm2", "--model", "-m",
+                              help="provider/model, e.g. openai/gpt-4o, local/smollm2, oracle."),
+    split: str = typer.Option("all", help="easy | hard | all (ToolTalk)."),
+    tools: str = typer.Option("all", help="Tools offered: all | exact | suite."),
+    strict: bool = typer.Option(False, help="Fix the reference scorer's known defects."),
+    embedder: str = typer.Option("minilm", help="Text-similarity embedder: minilm | hashing."),
+    limit: Optional[int] = typer.Option(None, help="Run only the first N samples."),
+    epochs: int = typer.Option(1, help="Run each sample this many times."),
+    max_concurrency: int = typer.Option(8, "--max-concurrency", help="Samples in flight."),
+    out: Optional[Path] = typer.Option(None, help="Run directory (default runs/<name>-<time>)."),
+    resume: Optional[Path] = typer.Option(None, help="Resume this run directory."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Dataset folder."),
+    cache: Optional[Path] = typer.Option(None, help="Response cache file (SQLite)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not cache model responses."),
+    base_url: Optional[str] = typer.Option(None, "--base-url",
+                                           help="OpenAI-compatible endpoint (openai/...)."),
+    timeout: float = typer.Option(120.0, help="Seconds per model call before retrying."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+) -> None:
+    """Run BENCHMARK with a model and write a run directory."""
+    from toolscore.runs.session import RunRequest, start_run
+
+    request = RunRequest(
+        benchmark=benchmark, model=model, data=data, epochs=epochs, limit=limit,
+        max_concurrency=max_concurrency, cache=None if no_cache else (cache or "default"),
+        base_url=base_url, timeout=timeout, progress=not json_out and sys.stderr.isatty(),
+        options=_benchmark_options(split, tools, strict, embedder))
+    try:
+        if resume is not None:
+            result = start_run(request, resume, resume=True)
+        else:
+            result = start_run(request, out or _default_run_dir(benchmark, model))
+    except (ValueError, FileNotFoundError, LookupError) as e:
+        _fail(str(e))
+        return
+    _print_result(result, json_out)
+
+
+def _print_result(result: dict[str, Any], json_out: bool) -> None:
+    if json_out:
+        _emit_json(result)
+        return
+    from toolscore.report.tables import print_run_summary
+
+    console = Console()
+    print_run_summary(console, result["config"], result["metrics"], result.get("summary"))
+    console.print(f"run directory: {result['run_dir']}")
+
+
+@app.command()
+def score(
+    target: str = typer.Argument(..., help="A run directory, or a benchmark name with "
+                                           "--predictions."),
+    predictions: Optional[Path] = typer.Option(None, help="ToolTalk-format prediction folder."),
+    strict: Optional[bool] = typer.Option(None, "--strict/--reference",
+                                          help="Override the run's scoring mode."),
+    embedder: Optional[str] = typer.Option(None, help="Override the run's embedder."),
+    out: Optional[Path] = typer.Option(None, help="With --predictions: write scored files."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+) -> None:
+    """Recompute scores from stored transcripts (no model calls)."""
+    from toolscore.runs.session import rescore_predictions, rescore_run
+
+    try:
+        if predictions is not None:
+            result = rescore_predictions(target, predictions, strict=bool(strict),
+                                         embedder=embedder or "minilm", out=out)
+        else:
+            result = rescore_run(Path(target), strict=strict, embedder=embedder)
+    except (ValueError, FileNotFoundError, LookupError) as e:
+        _fail(str(e))
+        return
+    _print_result(result, json_out)
+
+
+@app.command()
+def models(json_out: bool = typer.Option(False, "--json")) -> None:
+    """List model providers and whether they are usable here."""
+    from toolscore.models import list_models
+
+    rows = list_models()
+    if json_out:
+        _emit_json({"models": rows})
+        return
+    from rich.table import Table
+
+    table = Table(title="model providers")
+    for col in ("provider", "example", "available", "needs"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(*(str(r.get(c, "")) for c in ("provider", "example", "available", "needs")))
+    Console().print(table)
+
+
+@app.command()
+def data(
+    name: str = typer.Argument(..., help="Dataset name, e.g. tooltalk."),
+    data_dir: Optional[Path] = typer.Option(None, "--data", help="Dataset folder."),
+    download: bool = typer.Option(True, help="Download from the source if not found."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
+    """Find (or download) a benchmark's released data and print where it is."""
+    from toolscore.data import DataNotFound, find_dataset
+
+    try:
+        path = find_dataset(name, data_dir, download=download)
+    except DataNotFound as e:
+        _fail(str(e))
+        return
+    if json_out:
+        _emit_json({"dataset": name, "path": str(path)})
+    else:
+        Console().print(f"{name}: {path}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

