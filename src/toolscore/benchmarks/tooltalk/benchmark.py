@@ -14,7 +14,8 @@ from toolscore.benchmarks.base import Sample
 from toolscore.benchmarks.tooltalk import protocol
 from toolscore.benchmarks.tooltalk.data import (load_conversations, load_databases,
                                                 make_environment)
-from toolscore.benchmarks.tooltalk.scoring import TurnCalls, aggregate, score_conversation
+from toolscore.benchmarks.tooltalk.scoring import (ConversationScore, TurnCalls, aggregate,
+                                                   score_conversation, similarity_texts)
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord, MatchContext, Tool
 from toolscore.types import GenerateConfig
@@ -108,26 +109,53 @@ class ToolTalkBenchmark:
     @property
     def similarity(self) -> Any:
         if self._similarity is None:
-            from toolscore.env.similarity import Similarity, get_embedder
+            from toolscore.data import cache_root
+            from toolscore.env.similarity import EmbeddingCache, Similarity
 
-            self._similarity = Similarity(get_embedder(self.embedder_name))
+            cache_root().mkdir(parents=True, exist_ok=True)
+            self._similarity = Similarity(self.embedder_name,
+                                          EmbeddingCache(cache_root() / "embeddings.sqlite"))
         return self._similarity
 
     def score(self, output: dict[str, Any], sample: Sample | None = None) -> dict[str, Any]:
         turns = [TurnCalls(t["turn"], [CallRecord.from_dict(c) for c in t["ground_truth"]],
-                           [CallRecord.from_dict(c) for c in t["predictions"]])
+                           [CallRecord.from_dict(c) for c in t["predictions"]], t.get("text"))
                  for t in output["turns"]]
-        ctx = MatchContext(self.similarity, strict=self.strict)
-        return score_conversation(turns, self.tools, ctx).to_dict()
+        return score_turns(turns, self.tools, MatchContext(self.similarity, self.strict))
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         ok = [r for r in records if r.get("status") == "ok"]
-        by_split: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_split: dict[str, list[ConversationScore]] = defaultdict(list)
         for r in ok:
-            by_split[r.get("meta", {}).get("split", "all")].append(r["scores"])
+            by_split[r.get("meta", {}).get("split", "all")].append(stored_score(r["scores"]))
         result: dict[str, Any] = {split: aggregate(scores)
                                   for split, scores in sorted(by_split.items())}
         result["errors"] = len(records) - len(ok)
         result["strict"] = self.strict
         result["embedder"] = self.embedder_name
         return result
+
+
+_COUNTS = ("predictions", "ground_truths", "matches", "actions", "valid_actions", "bad_actions")
+
+
+def score_turns(turns: list[TurnCalls], tools: dict[str, Tool],
+                ctx: MatchContext) -> dict[str, Any]:
+    """A conversation's stored scores: metrics, per-prediction outcomes, per-turn error types."""
+    if hasattr(ctx.similarity, "prefetch"):
+        ctx.similarity.prefetch(similarity_texts(turns, tools))
+    score = score_conversation(turns, tools, ctx)
+    return {
+        **score.metrics(),
+        "error_types": {str(turn): kind for turn, kind in score.errors.items()},
+        "outcomes": [{"turn": o.ref.turn, "index": o.ref.index, "name": o.name,
+                      "action": o.action, "bad_action": o.bad_action,
+                      "match": [o.match.turn, o.match.index] if o.match else None}
+                     for o in score.outcomes],
+    }
+
+
+def stored_score(scores: dict[str, Any]) -> ConversationScore:
+    """Rebuild the counts of a stored score for aggregation."""
+    return ConversationScore(**{k: int(scores[k]) for k in _COUNTS},
+                             errors={int(t): e for t, e in scores.get("error_types", {}).items()})
