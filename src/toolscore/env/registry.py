@@ -80,7 +80,8 @@ def _sources() -> tuple[dict[str, list[_Source]], list[_Source]]:
     shadowed: list[_Source] = []
     for source in _external():
         if source.name in BUILTIN:
-            shadowed.append(source)
+            if source.target != BUILTIN[source.name]:  # toolscore's own declaration is no clash
+                shadowed.append(source)
         else:
             found.setdefault(source.name, []).append(source)
     return found, shadowed

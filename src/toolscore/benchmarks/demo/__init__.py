@@ -29,7 +29,7 @@ SPLITS: dict[str, str] = {"easy": "easy", "hard": "tooltalk"}
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 __all__ = ["ALL_TOOLS", "PLUGINS", "SPLITS", "data_dir", "ground_truth", "load",
-           "load_databases", "make_environment"]
+           "load_databases", "make_demo", "make_environment"]
 
 
 def data_dir() -> Path:
@@ -74,3 +74,14 @@ def ground_truth(conversation: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """The ground-truth ``apis`` of each assistant turn, in order (empty list for none)."""
     return [list(turn.get("apis") or []) for turn in conversation["conversation"]
             if turn["role"] == "assistant"]
+
+
+def make_demo(**options: Any) -> Any:
+    """The demo as a runnable benchmark: ToolTalk's protocol and scorer over the demo data and
+    plugins. ``options`` are those of ToolTalkBenchmark (split, tools_mode, strict, embedder...).
+    """
+    from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark
+
+    options.setdefault("name", "demo")
+    options.setdefault("plugins", PLUGINS)
+    return ToolTalkBenchmark(data_dir(), **options)

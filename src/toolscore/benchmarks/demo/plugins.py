@@ -234,13 +234,13 @@ def convert_units(env: Environment, value: float, from_unit: str, to_unit: str) 
 _OPS: dict[type, Callable[..., float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.Pow: operator.pow, ast.BitXor: operator.pow,  # "2^3" means a power to most people
+    ast.Pow: operator.pow,
     ast.USub: operator.neg, ast.UAdd: operator.pos,
 }
 
 
 def _evaluate(node: ast.AST) -> float:
-    """Arithmetic only: numbers, + - * / // % ** ^ and parentheses; nothing else is executed."""
+    """Arithmetic only: numbers, + - * / // % ** and parentheses; nothing else is executed."""
     if isinstance(node, ast.Expression):
         return _evaluate(node.body)
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
@@ -249,7 +249,7 @@ def _evaluate(node: ast.AST) -> float:
         return _OPS[type(node.op)](_evaluate(node.operand))
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         left, right = _evaluate(node.left), _evaluate(node.right)
-        if isinstance(node.op, (ast.Pow, ast.BitXor)) and (abs(right) > 100 or abs(left) > 1e6):
+        if isinstance(node.op, ast.Pow) and (abs(right) > 100 or abs(left) > 1e6):
             raise ValueError("Number too large")
         return _OPS[type(node.op)](left, right)
     raise ValueError("Only numbers and + - * / % ^ ( ) are allowed")
@@ -262,7 +262,9 @@ def calculate(env: Environment, expression: str) -> dict[str, Any]:
     Args:
         expression: Numbers with + - * / % ^ and parentheses.
     """
-    text = _text(expression, "expression").replace("×", "*").replace("÷", "/").replace(",", "")
+    # "2^3" means a power to most people (and to models): give it the power's precedence
+    text = _text(expression, "expression").replace("^", "**").replace(",", "")
+    text = text.replace("×", "*").replace("÷", "/")
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
