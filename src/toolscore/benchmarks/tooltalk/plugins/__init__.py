@@ -1,0 +1,26 @@
+"""The 7 simulated plugins (28 tools) of the ToolTalk benchmark.
+
+Each module implements one plugin over its JSON database, reproducing the behaviour of the
+reference simulator (responses, exception texts, session rules and seeded ids), so that replaying
+a conversation's ground-truth calls gives back the recorded results.
+"""
+
+from __future__ import annotations
+
+from toolscore.benchmarks.tooltalk.plugins import (
+    account,
+    alarm,
+    calendar,
+    email,
+    message,
+    reminder,
+    weather,
+)
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import Tool
+
+PLUGINS: list[Plugin] = [account.PLUGIN, alarm.PLUGIN, calendar.PLUGIN, email.PLUGIN,
+                         message.PLUGIN, reminder.PLUGIN, weather.PLUGIN]
+ALL_TOOLS: dict[str, Tool] = {t.name: t for p in PLUGINS for t in p.tools}
+
+__all__ = ["ALL_TOOLS", "PLUGINS"]

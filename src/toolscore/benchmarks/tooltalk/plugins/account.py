@@ -1,0 +1,304 @@
+"""ToolTalk's AccountTools plugin: sign-up, log-in, passwords and the user directory.
+
+All other ToolTalk plugins keep their data per username and learn who is calling from the
+session token, so the session lookup and the small argument checks they all share live here.
+The log-in state itself belongs to the Environment (``env.session``): the tools that open or
+close a session (UserLogin, RegisterUser, LogoutUser, DeleteAccount) update it, the Environment
+injects the current token into every other tool. Exception texts are part of the simulated
+world (the model reads them, the scorer compares them), so they are kept in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from toolscore.benchmarks.tooltalk.equivalence import rule_for
+from toolscore.env.environment import Environment, Session
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import tool
+
+ACCOUNT_DB = "Account"
+DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+EMAIL_PATTERN = re.compile(r"^[\w\-\d\.]+@[\w\-\d\.]+$")
+PHONE_PATTERN = re.compile(r"^\d{3}-\d{3}-\d{4}$")
+
+INVALID_SESSION = "The session token is invalid."
+WRONG_PASSWORD = "The password is incorrect."
+WRONG_OLD_PASSWORD = "The old password is incorrect."
+UNKNOWN_USER = "The username does not exist."
+USERNAME_TAKEN = "The username already exists."
+BAD_EMAIL = "The email format is invalid."
+BAD_PHONE = "The phone number format is invalid."
+WRONG_EMAIL = "The email is incorrect."
+WRONG_CODE = "The verification code is incorrect."
+PUBLIC_FIELDS = ("username", "email", "phone", "name")
+
+
+# -- helpers shared by every ToolTalk plugin -----------------------------------------------------
+def current_user(env: Environment, session_token: Any) -> str:
+    """The username owning ``session_token`` in the Account database."""
+    if isinstance(session_token, str):
+        for username, account in env.db(ACCOUNT_DB).items():
+            if isinstance(account, dict) and account.get("session_token") == session_token:
+                return username
+    raise PermissionError(INVALID_SESSION)
+
+
+def require_text(value: Any, name: str, *, optional: bool = False) -> Any:
+    """Check a string argument; model mistakes become a readable exception, not a crash."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {_type_name(value)}.")
+    return value
+
+
+def require_text_list(value: Any, name: str, *, optional: bool = False) -> Any:
+    """Check a list-of-strings argument (a copy is returned, never the caller's list)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must be a list of strings, got {_type_name(value)}.")
+    return list(value)
+
+
+def parse_timestamp(value: Any, name: str, fmt: str = DATETIME_FORMAT) -> datetime:
+    """Parse a timestamp argument in ``fmt``."""
+    require_text(value, name)
+    try:
+        return datetime.strptime(value, fmt)
+    except ValueError:
+        raise ValueError(f"{name} must have the format {fmt}, got {value!r}.") from None
+
+
+def random_id(env: Environment, tool_name: str, *digits: int) -> str:
+    """A generated id: dash-separated random hex groups of the given widths.
+
+    Draws come from the tool's own seeded generator, one ``randint`` per group, in order; the
+    recorded conversations refer to these exact ids (e.g. 8, 4, 4 -> 'e149636f-d9ca-0792').
+    """
+    rng = env.rng(tool_name)
+    return "-".join(f"{rng.randint(0, 16**d - 1):0{d}x}" for d in digits)
+
+
+def success() -> dict[str, str]:
+    return {"status": "success"}
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _public(account: dict[str, Any]) -> dict[str, Any]:
+    return {field: account.get(field) for field in PUBLIC_FIELDS}
+
+
+def _account(env: Environment, username: Any) -> dict[str, Any]:
+    accounts = env.db(ACCOUNT_DB)
+    if not isinstance(username, str) or username not in accounts:
+        raise LookupError(UNKNOWN_USER)
+    return accounts[username]
+
+
+def _refuse_second_login(env: Environment) -> None:
+    if env.session is not None:
+        raise PermissionError("Only one user can be logged in at a time. "
+                              f"Current user is {env.session.username}.")
+
+
+def _new_session(env: Environment, tool_name: str, account: dict[str, Any]) -> str:
+    token = random_id(env, tool_name, 8, 4, 4)
+    account["session_token"] = token
+    env.session = Session(account["username"], token)
+    return token
+
+
+def _check_contact(email: Any, phone: Any) -> None:
+    if email is not None and not EMAIL_PATTERN.match(email):
+        raise ValueError(BAD_EMAIL)
+    if phone is not None and not PHONE_PATTERN.match(phone):
+        raise ValueError(BAD_PHONE)
+
+
+# -- tools ---------------------------------------------------------------------------------------
+@tool("ChangePassword", action=True, auth=True, equivalence=rule_for("ChangePassword"))
+def change_password(env: Environment, session_token: str, old_password: str,
+                    new_password: str) -> dict[str, Any]:
+    """Change the password of the logged-in user; the current password must be confirmed.
+
+    Args:
+        old_password: The password the user has now.
+        new_password: The password the user wants from now on.
+    """
+    account = env.db(ACCOUNT_DB)[current_user(env, session_token)]
+    require_text(new_password, "new_password")
+    if account.get("password") != old_password:
+        raise PermissionError(WRONG_OLD_PASSWORD)
+    account["password"] = new_password
+    return success()
+
+
+@tool("DeleteAccount", action=True, auth=True, equivalence=rule_for("DeleteAccount"))
+def delete_account(env: Environment, session_token: str, password: str) -> dict[str, Any]:
+    """Permanently delete the logged-in user's account and log them out.
+
+    Args:
+        password: The user's password, to confirm the deletion.
+    """
+    username = current_user(env, session_token)
+    if env.db(ACCOUNT_DB)[username].get("password") != password:
+        raise PermissionError(WRONG_PASSWORD)
+    del env.db(ACCOUNT_DB)[username]
+    env.session = None
+    return success()
+
+
+@tool("GetAccountInformation", auth=True, equivalence=rule_for("GetAccountInformation"))
+def get_account_information(env: Environment, session_token: str) -> dict[str, Any]:
+    """Show the logged-in user's account details: username, email, phone number and name."""
+    return {"user": _public(env.db(ACCOUNT_DB)[current_user(env, session_token)])}
+
+
+@tool("LogoutUser", action=True, auth=True, equivalence=rule_for("LogoutUser"))
+def logout_user(env: Environment, session_token: str) -> dict[str, Any]:
+    """Log the current user out, ending their session."""
+    env.db(ACCOUNT_DB)[current_user(env, session_token)]["session_token"] = None
+    env.session = None
+    return success()
+
+
+@tool("QueryUser", auth=True, equivalence=rule_for("QueryUser"))
+def query_user(env: Environment, session_token: str, username: str | None = None,
+               email: str | None = None) -> dict[str, Any]:
+    """Look up other users by username and/or email address, e.g. to find someone's contact.
+
+    Args:
+        username: The exact username to look for.
+        email: The exact email address to look for.
+    """
+    current_user(env, session_token)
+    require_text(username, "username", optional=True)
+    require_text(email, "email", optional=True)
+    if username is None and email is None:
+        raise ValueError("Provide a username or an email to search for.")
+    users = [_public(account) for name, account in env.db(ACCOUNT_DB).items()
+             if (username is None or name == username)
+             and (email is None or account.get("email") == email)]
+    return {"users": users}
+
+
+@tool("RegisterUser", action=True, equivalence=rule_for("RegisterUser"))
+def register_user(env: Environment, username: str, password: str, email: str,
+                  name: str | None = None, phone: str | None = None) -> dict[str, Any]:
+    """Create a new account and log the new user in.
+
+    Args:
+        username: The username wanted for the new account.
+        password: The password of the new account.
+        email: The email address of the new user, e.g. jane.doe@example.com.
+        name: The user's full name.
+        phone: The user's phone number, formatted 123-456-7890.
+    """
+    _refuse_second_login(env)
+    for value, field in ((username, "username"), (password, "password"), (email, "email")):
+        require_text(value, field)
+    require_text(name, "name", optional=True)
+    require_text(phone, "phone", optional=True)
+    accounts = env.db(ACCOUNT_DB)
+    if username in accounts:
+        raise ValueError(USERNAME_TAKEN)
+    _check_contact(email, phone)
+    account = {"username": username, "email": email, "phone": phone, "name": name,
+               "password": password, "session_token": None}
+    accounts[username] = account
+    token = _new_session(env, "RegisterUser", account)
+    return {"session_token": token, "user": _public(account)}
+
+
+@tool("ResetPassword", action=True, equivalence=rule_for("ResetPassword"))
+def reset_password(env: Environment, username: str, verification_code: str,
+                   new_password: str) -> dict[str, Any]:
+    """Set a new password for a user who forgot theirs, using the code emailed to them.
+
+    Args:
+        username: The username of the account.
+        verification_code: The 6-digit code sent to the user by SendVerificationCode.
+        new_password: The new password.
+    """
+    account = _account(env, username)
+    require_text(new_password, "new_password")
+    code = account.get("verification_code")
+    if code is None or str(verification_code) != code:
+        raise PermissionError(WRONG_CODE)
+    account["password"] = new_password
+    del account["verification_code"]
+    return success()
+
+
+@tool("SendVerificationCode", action=True, equivalence=rule_for("SendVerificationCode"))
+def send_verification_code(env: Environment, username: str, email: str) -> dict[str, Any]:
+    """Email a verification code to a user, so that they can reset their password.
+
+    Args:
+        username: The username of the account.
+        email: The email address registered for the account.
+    """
+    account = _account(env, username)
+    if account.get("email") != email:
+        raise PermissionError(WRONG_EMAIL)
+    account["verification_code"] = f"{env.rng('SendVerificationCode').randint(0, 999999):06d}"
+    return success()
+
+
+@tool("UpdateAccountInformation", action=True, auth=True,
+      equivalence=rule_for("UpdateAccountInformation"))
+def update_account_information(env: Environment, session_token: str, password: str,
+                               new_email: str | None = None,
+                               new_phone_number: str | None = None,
+                               new_name: str | None = None) -> dict[str, Any]:
+    """Change the logged-in user's email, phone number and/or name.
+
+    Args:
+        password: The user's password, to confirm the change.
+        new_email: The new email address.
+        new_phone_number: The new phone number, formatted 123-456-7890.
+        new_name: The new full name.
+    """
+    account = env.db(ACCOUNT_DB)[current_user(env, session_token)]
+    if account.get("password") != password:
+        raise PermissionError(WRONG_PASSWORD)
+    for value, field in ((new_email, "new_email"), (new_phone_number, "new_phone_number"),
+                         (new_name, "new_name")):
+        require_text(value, field, optional=True)
+    _check_contact(new_email, new_phone_number)
+    for field, value in (("email", new_email), ("phone", new_phone_number), ("name", new_name)):
+        if value is not None:
+            account[field] = value
+    return success()
+
+
+@tool("UserLogin", action=True, equivalence=rule_for("UserLogin"))
+def user_login(env: Environment, username: str, password: str) -> dict[str, Any]:
+    """Log a user in with their username and password.
+
+    Args:
+        username: The username of the account.
+        password: The password of the account.
+    """
+    _refuse_second_login(env)
+    account = _account(env, username)
+    if account.get("password") != password:
+        raise PermissionError(WRONG_PASSWORD)
+    return {"session_token": _new_session(env, "UserLogin", account)}
+
+
+PLUGIN = Plugin(
+    "AccountTools",
+    [change_password, delete_account, get_account_information, logout_user, query_user,
+     register_user, reset_password, send_verification_code, update_account_information,
+     user_login],
+    databases=(ACCOUNT_DB,),
+    description="User accounts: registration, log-in, passwords and the user directory.",
+)

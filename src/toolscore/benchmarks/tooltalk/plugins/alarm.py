@@ -1,0 +1,81 @@
+"""ToolTalk's Alarm plugin: daily alarms, stored per user as {alarm_id: {alarm_id, time}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore.benchmarks.tooltalk.equivalence import rule_for
+from toolscore.benchmarks.tooltalk.plugins.account import (
+    current_user,
+    parse_timestamp,
+    random_id,
+    success,
+)
+from toolscore.env.environment import Environment
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import tool
+
+ALARM_DB = "Alarm"
+TIME_FORMAT = "%H:%M:%S"
+
+
+def _alarms(env: Environment, session_token: str) -> dict[str, Any]:
+    return env.db(ALARM_DB).setdefault(current_user(env, session_token), {})
+
+
+def _clock(value: Any, name: str) -> str:
+    """A time of day normalised to HH:MM:SS, so that stored times sort as strings."""
+    return parse_timestamp(value, name, TIME_FORMAT).strftime(TIME_FORMAT)
+
+
+@tool("AddAlarm", action=True, auth=True, equivalence=rule_for("AddAlarm"))
+def add_alarm(env: Environment, session_token: str, time: str) -> dict[str, Any]:
+    """Set a new alarm; returns the id of the alarm.
+
+    Args:
+        time: The time the alarm rings, in 24-hour format %H:%M:%S, e.g. 18:30:00.
+    """
+    alarms = _alarms(env, session_token)
+    when = _clock(time, "time")
+    alarm_id = random_id(env, "AddAlarm", 4, 4)
+    alarms[alarm_id] = {"alarm_id": alarm_id, "time": when}
+    return {"alarm_id": alarm_id}
+
+
+@tool("DeleteAlarm", action=True, auth=True, equivalence=rule_for("DeleteAlarm"))
+def delete_alarm(env: Environment, session_token: str, alarm_id: str) -> dict[str, Any]:
+    """Delete one of the user's alarms.
+
+    Args:
+        alarm_id: The id of the alarm, as returned by AddAlarm or FindAlarms.
+    """
+    alarms = _alarms(env, session_token)
+    if not isinstance(alarm_id, str) or alarm_id not in alarms:
+        raise LookupError(f"Alarm {alarm_id} does not exist.")
+    del alarms[alarm_id]
+    return success()
+
+
+@tool("FindAlarms", auth=True, equivalence=rule_for("FindAlarms"))
+def find_alarms(env: Environment, session_token: str, start_range: str | None = None,
+                end_range: str | None = None) -> dict[str, Any]:
+    """List the user's alarms, optionally only those within a time range, earliest first.
+
+    Args:
+        start_range: Earliest alarm time to include, %H:%M:%S (default 00:00:00).
+        end_range: Latest alarm time to include, %H:%M:%S (default 23:59:59).
+    """
+    alarms = _alarms(env, session_token)
+    start = _clock(start_range, "start_range") if start_range is not None else "00:00:00"
+    end = _clock(end_range, "end_range") if end_range is not None else "23:59:59"
+    found = [dict(a) for a in alarms.values()
+             if isinstance(a.get("time"), str) and start <= a["time"] <= end]
+    return {"alarms": sorted(found, key=lambda a: a["time"])}
+
+
+PLUGIN = Plugin(
+    "Alarm",
+    [add_alarm, delete_alarm, find_alarms],
+    databases=(ALARM_DB,),
+    description="Daily alarms of the logged-in user.",
+)

@@ -1,0 +1,121 @@
+"""ToolTalk's Email plugin: search the user's inbox and send emails.
+
+Inboxes are stored per user as {email_id: {email_id, date, sender, receivers, subject, body}}.
+Emails dated after "now" have not arrived yet and are invisible. Sending is simulated: the new
+email gets an id but is stored nowhere (as in the reference). The keyword search defined here is
+shared with the Messages plugin.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from toolscore.benchmarks.tooltalk.equivalence import rule_for
+from toolscore.benchmarks.tooltalk.plugins.account import (
+    current_user,
+    parse_timestamp,
+    random_id,
+    require_text,
+    require_text_list,
+)
+from toolscore.env.environment import Environment
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import tool
+
+EMAIL_DB = "Email"
+MAX_RESULTS = 5
+MATCH_TYPES = ("any", "all")
+
+
+def search_items(
+    env: Environment,
+    items: Iterable[dict[str, Any]],
+    *,
+    date_key: str,
+    text_keys: tuple[str, ...],
+    query: Any,
+    match_type: Any,
+    sender: Any,
+    start_date: Any,
+    end_date: Any,
+) -> list[dict[str, Any]]:
+    """The 5 most recent items matching every given filter, in stored order.
+
+    ``query`` is split into keywords, each a case-insensitive substring of one of ``text_keys``;
+    ``match_type`` says whether any or all keywords must occur. Items dated after ``env.now``
+    are skipped. When more than 5 match, the most recent 5 are kept.
+    """
+    require_text(query, "query", optional=True)
+    require_text(sender, "sender", optional=True)
+    if match_type not in MATCH_TYPES:
+        raise ValueError(f"match_type must be one of {', '.join(MATCH_TYPES)}, "
+                         f"got {match_type!r}.")
+    start = parse_timestamp(start_date, "start_date") if start_date is not None else None
+    end = parse_timestamp(end_date, "end_date") if end_date is not None else None
+    keywords = query.lower().split() if query else []
+    combine = all if match_type == "all" else any
+    found: list[tuple[Any, int, dict[str, Any]]] = []
+    for position, item in enumerate(items):
+        try:
+            when = parse_timestamp(item.get(date_key), date_key)
+        except (TypeError, ValueError):
+            continue  # undated items cannot be placed relative to "now"
+        if when > env.now or (start and when < start) or (end and when > end):
+            continue
+        if sender is not None and str(item.get("sender", "")).lower() != sender.lower():
+            continue
+        text = " ".join(str(item.get(k) or "") for k in text_keys).lower()
+        if keywords and not combine(k in text for k in keywords):
+            continue
+        found.append((when, position, item))
+    latest = sorted(found, key=lambda f: f[0], reverse=True)[:MAX_RESULTS]
+    return [copy.deepcopy(item) for _, _, item in sorted(latest, key=lambda f: f[1])]
+
+
+@tool("SearchInbox", auth=True, equivalence=rule_for("SearchInbox"))
+def search_inbox(env: Environment, session_token: str, query: str | None = None,
+                 match_type: Literal["any", "all"] = "any", sender: str | None = None,
+                 start_date: str | None = None,
+                 end_date: str | None = None) -> dict[str, Any]:
+    """Search the user's inbox; returns at most the 5 most recent matching emails.
+
+    Args:
+        query: Keywords to look for in the subject and body (case-insensitive).
+        match_type: Whether an email must contain "any" (default) or "all" of the keywords.
+        sender: Only emails from this email address.
+        start_date: Only emails received at or after this time, %Y-%m-%d %H:%M:%S.
+        end_date: Only emails received at or before this time, %Y-%m-%d %H:%M:%S.
+    """
+    inbox = env.db(EMAIL_DB).get(current_user(env, session_token), {})
+    emails = search_items(env, inbox.values(), date_key="date", text_keys=("subject", "body"),
+                          query=query, match_type=match_type, sender=sender,
+                          start_date=start_date, end_date=end_date)
+    return {"emails": emails}
+
+
+@tool("SendEmail", action=True, auth=True, equivalence=rule_for("SendEmail"))
+def send_email(env: Environment, session_token: str, to: list[str], subject: str,
+               body: str) -> dict[str, Any]:
+    """Send an email from the user's address; returns the id of the sent email.
+
+    Args:
+        to: Email addresses of the recipients.
+        subject: The subject line.
+        body: The text of the email.
+    """
+    current_user(env, session_token)
+    if not require_text_list(to, "to"):
+        raise ValueError("An email needs at least one recipient.")
+    require_text(subject, "subject")
+    require_text(body, "body")
+    return {"email_id": random_id(env, "SendEmail", 2, 4, 8)}
+
+
+PLUGIN = Plugin(
+    "Email",
+    [search_inbox, send_email],
+    databases=(EMAIL_DB,),
+    description="The logged-in user's email inbox.",
+)

@@ -1,0 +1,91 @@
+"""ToolTalk's Reminder plugin: a to-do list per user.
+
+Reminders are stored as {reminder_id: {reminder_id, task, due_date (or null), status}} with
+status "pending" or "complete".
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from toolscore.benchmarks.tooltalk.equivalence import rule_for
+from toolscore.benchmarks.tooltalk.plugins.account import (
+    current_user,
+    parse_timestamp,
+    random_id,
+    require_text,
+    success,
+)
+from toolscore.env.environment import Environment
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import tool
+
+REMINDER_DB = "Reminder"
+
+
+def _reminders(env: Environment, session_token: str) -> dict[str, Any]:
+    return env.db(REMINDER_DB).setdefault(current_user(env, session_token), {})
+
+
+def _reminder(env: Environment, session_token: str, reminder_id: Any) -> dict[str, Any]:
+    reminders = _reminders(env, session_token)
+    if not isinstance(reminder_id, str) or reminder_id not in reminders:
+        raise LookupError(f"Reminder {reminder_id} does not exist.")
+    return reminders[reminder_id]
+
+
+@tool("AddReminder", action=True, auth=True, equivalence=rule_for("AddReminder"))
+def add_reminder(env: Environment, session_token: str, task: str,
+                 due_date: str | None = None) -> dict[str, Any]:
+    """Add a task to the user's reminders; returns the id of the new reminder.
+
+    Args:
+        task: What the user wants to be reminded of.
+        due_date: When it is due, %Y-%m-%d %H:%M:%S.
+    """
+    reminders = _reminders(env, session_token)
+    require_text(task, "task")
+    if due_date is not None:
+        parse_timestamp(due_date, "due_date")
+    reminder_id = random_id(env, "AddReminder", 2, 4)
+    reminders[reminder_id] = {"reminder_id": reminder_id, "task": task, "due_date": due_date,
+                              "status": "pending"}
+    return {"reminder_id": reminder_id}
+
+
+@tool("CompleteReminder", action=True, auth=True, equivalence=rule_for("CompleteReminder"))
+def complete_reminder(env: Environment, session_token: str, reminder_id: str) -> dict[str, Any]:
+    """Mark one of the user's reminders as done.
+
+    Args:
+        reminder_id: The id of the reminder, as returned by AddReminder or GetReminders.
+    """
+    _reminder(env, session_token, reminder_id)["status"] = "complete"
+    return success()
+
+
+@tool("DeleteReminder", action=True, auth=True, equivalence=rule_for("DeleteReminder"))
+def delete_reminder(env: Environment, session_token: str, reminder_id: str) -> dict[str, Any]:
+    """Remove one of the user's reminders.
+
+    Args:
+        reminder_id: The id of the reminder, as returned by AddReminder or GetReminders.
+    """
+    _reminder(env, session_token, reminder_id)
+    del _reminders(env, session_token)[reminder_id]
+    return success()
+
+
+@tool("GetReminders", auth=True, equivalence=rule_for("GetReminders"))
+def get_reminders(env: Environment, session_token: str) -> dict[str, Any]:
+    """List all of the user's reminders, pending and complete."""
+    return {"reminders": [copy.deepcopy(r) for r in _reminders(env, session_token).values()]}
+
+
+PLUGIN = Plugin(
+    "Reminder",
+    [add_reminder, complete_reminder, delete_reminder, get_reminders],
+    databases=(REMINDER_DB,),
+    description="To-do reminders of the logged-in user.",
+)

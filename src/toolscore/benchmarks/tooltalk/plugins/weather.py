@@ -1,0 +1,90 @@
+"""ToolTalk's Weather plugin: today's weather, a 3-day forecast and monthly climate records.
+
+Weather is keyed by lower-case city, then by date (%Y-%m-%d); climate (HistoricWeather) by
+lower-case city, then lower-case month name. "Today" is the Environment's clock. No log-in is
+needed.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import timedelta
+from typing import Any
+
+from toolscore.benchmarks.tooltalk.equivalence import rule_for
+from toolscore.benchmarks.tooltalk.plugins.account import require_text
+from toolscore.env.environment import Environment
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import tool
+
+WEATHER_DB = "Weather"
+HISTORIC_DB = "HistoricWeather"
+FORECAST_DAYS = 3
+DATE_FORMAT = "%Y-%m-%d"
+
+
+def _city(env: Environment, db: str, location: Any) -> dict[str, Any]:
+    require_text(location, "location")
+    records = env.db(db).get(location.strip().lower())
+    if not isinstance(records, dict):
+        raise LookupError(f"No weather data for {location}.")
+    return records
+
+
+@tool("CurrentWeather", equivalence=rule_for("CurrentWeather"))
+def current_weather(env: Environment, location: str) -> dict[str, Any]:
+    """Today's weather in a city: high and low temperature (°F) and conditions.
+
+    Args:
+        location: The name of the city, e.g. London.
+    """
+    today = env.now.strftime(DATE_FORMAT)
+    record = _city(env, WEATHER_DB, location).get(today)
+    if record is None:
+        raise LookupError(f"No weather data for {location} on {today}.")
+    return {"weather": copy.deepcopy(record)}
+
+
+@tool("ForecastWeather", equivalence=rule_for("ForecastWeather"))
+def forecast_weather(env: Environment, location: str) -> dict[str, Any]:
+    """The weather forecast of a city for the next 3 days.
+
+    Args:
+        location: The name of the city, e.g. London.
+    """
+    records = _city(env, WEATHER_DB, location)
+    days = [(env.now + timedelta(days=i)).strftime(DATE_FORMAT)
+            for i in range(1, FORECAST_DAYS + 1)]
+    forecast = [copy.deepcopy(records[day]) for day in days if day in records]
+    if not forecast:
+        raise LookupError(f"No forecast for {location} after {env.now.strftime(DATE_FORMAT)}.")
+    return {"forecast": forecast}
+
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")
+
+
+@tool("HistoricWeather", equivalence=rule_for("HistoricWeather"))
+def historic_weather(env: Environment, location: str, month: str) -> dict[str, Any]:
+    """Climate of a city in a month: average and record temperatures (°F), rainfall, snow days.
+
+    Args:
+        location: The name of the city, e.g. London.
+        month: The full English name of the month, e.g. September.
+    """
+    require_text(month, "month")
+    if month.strip().lower() not in MONTHS:
+        raise ValueError(f"month must be a month name such as September, got {month!r}.")
+    record = _city(env, HISTORIC_DB, location).get(month.strip().lower())
+    if record is None:
+        raise LookupError(f"No climate data for {location} in {month}.")
+    return {"weather": copy.deepcopy(record)}
+
+
+PLUGIN = Plugin(
+    "Weather",
+    [current_weather, forecast_weather, historic_weather],
+    databases=(WEATHER_DB, HISTORIC_DB),
+    description="Current weather, forecasts and climate records of cities.",
+)
