@@ -1,0 +1,245 @@
+"""``anthropic/<model>``: Claude through the official ``anthropic`` SDK (imported lazily).
+
+Anthropic's messages API differs from the chat shape our transcripts use: the system prompt is
+a separate parameter, tool calls are ``tool_use`` content blocks with a parsed ``input`` object,
+tool results are ``tool_result`` blocks inside a *user* message, and roles must alternate. The
+mapping is kept in pure functions (no SDK, no network) so it can be tested offline, in both
+directions. As with OpenAI, the SDK's retries are off: :class:`ModelClient` retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import weakref
+from typing import Any
+
+from toolscore.models.base import InfraError
+from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
+
+DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens; used when the config leaves it open
+RAW_ARGUMENTS_KEY = "_raw_arguments"
+
+
+def _tool_input(call: ToolCall) -> dict[str, Any]:
+    """``tool_use.input`` must be an object; an earlier malformed call is kept verbatim under
+    ``_raw_arguments`` so the model still sees what it wrote."""
+    try:
+        value = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        return {RAW_ARGUMENTS_KEY: call.arguments}
+    return value if isinstance(value, dict) else {RAW_ARGUMENTS_KEY: call.arguments}
+
+
+def _is_error_result(content: str) -> bool:
+    """Our tool messages carry ``{"response": ..., "exception": ...}``; flag exceptions."""
+    try:
+        value = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return False
+    return isinstance(value, dict) and set(value) == {"response", "exception"} and bool(
+        value["exception"])
+
+
+def _blocks(m: Message) -> list[dict[str, Any]]:
+    if m.role == "tool":
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.tool_call_id or "",
+                                 "content": m.content or ""}
+        if _is_error_result(m.content or ""):
+            block["is_error"] = True
+        return [block]
+    blocks: list[dict[str, Any]] = []
+    if m.content:  # Anthropic rejects empty text blocks
+        blocks.append({"type": "text", "text": m.content})
+    for c in m.tool_calls:
+        blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": _tool_input(c)})
+    return blocks
+
+
+def to_anthropic_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """(system prompt, messages): system messages joined; tool results become user messages;
+    consecutive messages of one role merged, because roles must alternate."""
+    system = [m.content for m in messages if m.role == "system" and m.content]
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        role = "assistant" if m.role == "assistant" else "user"
+        blocks = _blocks(m)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return ("\n\n".join(system) if system else None), out
+
+
+def tool_choice_param(choice: str) -> dict[str, Any]:
+    if choice == "auto":
+        return {"type": "auto"}
+    if choice == "required":
+        return {"type": "any"}
+    if choice == "none":
+        return {"type": "none"}
+    return {"type": "tool", "name": choice}
+
+
+def to_anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+
+
+def build_request(
+    model: str, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+) -> dict[str, Any]:
+    """The keyword arguments of ``messages.create`` (no seed: the API has none)."""
+    system, msgs = to_anthropic_messages(messages)
+    req: dict[str, Any] = {"model": model, "messages": msgs,
+                           "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+                           "temperature": config.temperature}
+    if system:
+        req["system"] = system
+    if tools:
+        req["tools"] = [to_anthropic_tool(t) for t in tools]
+        req["tool_choice"] = tool_choice_param(config.tool_choice)
+    if config.top_p is not None:
+        req["top_p"] = config.top_p
+    return req
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _calls_and_text(blocks: list[Any]) -> tuple[str | None, list[ToolCall]]:
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for b in blocks:
+        kind = _get(b, "type")
+        if kind == "text":
+            texts.append(_get(b, "text") or "")
+        elif kind == "tool_use":
+            inp = _get(b, "input") or {}
+            if isinstance(inp, dict) and set(inp) == {RAW_ARGUMENTS_KEY}:
+                args = str(inp[RAW_ARGUMENTS_KEY])
+            else:
+                args = json.dumps(inp, ensure_ascii=False)
+            calls.append(ToolCall(id=_get(b, "id") or "", name=_get(b, "name") or "",
+                                  arguments=args))
+    return ("".join(texts) if texts else None), calls
+
+
+def parse_response(resp: Any, model: str | None = None) -> Reply:
+    """An Anthropic ``Message`` (SDK object or dict) as a :class:`Reply`."""
+    text, calls = _calls_and_text(list(_get(resp, "content") or []))
+    u = _get(resp, "usage")
+    usage = Usage(input_tokens=int(_get(u, "input_tokens", 0) or 0) if u is not None else 0,
+                  output_tokens=int(_get(u, "output_tokens", 0) or 0) if u is not None else 0)
+    return Reply(message=Message(role="assistant", content=text, tool_calls=calls), usage=usage,
+                 finish_reason=_get(resp, "stop_reason"), model=_get(resp, "model") or model)
+
+
+def from_anthropic_messages(system: str | None, messages: list[dict[str, Any]]) -> list[Message]:
+    """The inverse mapping (for tests and for importing Anthropic-format transcripts)."""
+    out: list[Message] = [Message(role="system", content=system)] if system else []
+    names: dict[str, str] = {}
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if m["role"] == "assistant":
+            text, calls = _calls_and_text(content)
+            names.update({c.id: c.name for c in calls})
+            out.append(Message(role="assistant", content=text, tool_calls=calls))
+            continue
+        texts: list[str] = []
+        for b in content:
+            if b.get("type") == "tool_result":
+                body = b.get("content", "")
+                if isinstance(body, list):
+                    body = "".join(x.get("text", "") for x in body if x.get("type") == "text")
+                out.append(Message(role="tool", content=body, tool_call_id=b["tool_use_id"],
+                                   name=names.get(b["tool_use_id"])))
+            elif b.get("type") == "text":
+                texts.append(b.get("text", ""))
+        if texts:
+            out.append(Message(role="user", content="".join(texts)))
+    return out
+
+
+def classify_error(err: Exception) -> InfraError | None:
+    """Map an ``anthropic`` SDK exception to an :class:`InfraError` (None: not an SDK error)."""
+    import anthropic
+
+    if isinstance(err, anthropic.APITimeoutError):
+        return InfraError(f"request timed out: {err}", retryable=True, status=408)
+    if isinstance(err, anthropic.APIConnectionError):
+        return InfraError(f"connection error: {err}", retryable=True)
+    if isinstance(err, anthropic.APIStatusError):
+        status = err.status_code
+        retryable = status >= 500 or status in (408, 409, 429)  # 529 = overloaded
+        return InfraError(f"HTTP {status}: {err.message}", retryable=retryable, status=status)
+    if isinstance(err, anthropic.APIError):
+        return InfraError(f"API error: {err}", retryable=True)
+    return None
+
+
+class AnthropicModel:
+    """A Claude model; ``api_key`` defaults to ``$ANTHROPIC_API_KEY``, kept in memory only."""
+
+    provider = "anthropic"
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 60.0):
+        try:
+            import anthropic  # noqa: F401
+        except ImportError:
+            raise ImportError(
+                "anthropic/ models need the anthropic SDK: pip install 'toolscore[anthropic]'"
+            ) from None
+        self.model = model
+        self.name = f"anthropic/{model}"
+        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ValueError("anthropic/ models need an API key: set ANTHROPIC_API_KEY "
+                             "(or pass api_key=)")
+        self._api_key = key
+        self.timeout = timeout
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel({self.model!r}, base_url={self.base_url!r})"
+
+    def cache_identity(self) -> dict[str, object]:
+        return {"provider": "anthropic", "model": self.model,
+                "base_url": (self.base_url or "").rstrip("/")}
+
+    def _client(self) -> Any:
+        import anthropic
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url,
+                                              timeout=self.timeout, max_retries=0)
+            self._clients[loop] = client
+        return client
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> Reply:
+        req = build_request(self.model, messages, tools, config)
+        try:
+            resp = await self._client().messages.create(**req)
+        except Exception as e:
+            infra = classify_error(e)
+            if infra is None:
+                raise
+            raise infra from None
+        return parse_response(resp, model=self.name)

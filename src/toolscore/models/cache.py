@@ -1,0 +1,126 @@
+"""On-disk cache of model replies, so a run is deterministic and free to repeat.
+
+Re-running or resuming a run must give identical numbers at zero model cost, so every reply is
+stored under a key that covers everything that determines it: the model's ``cache_identity()``
+(provider, model id, base URL, weights file), the messages, the tools and the generation settings
+(including ``epoch``, which separates repeated samples, and the oracle's ``script``). Secrets
+are never part of a cache identity, so they never reach the key or the file.
+
+SQLite in WAL mode is used because several processes (parallel runs, a resume while a report
+reads) may share one cache file, and because a killed process must not corrupt it: each ``put``
+is its own committed transaction, so at worst the reply being written is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
+
+#: Bumped when the key layout or the stored reply format changes; old entries then miss.
+CACHE_VERSION = 1
+
+
+def canonical_json(obj: Any) -> str:
+    """One text per value: sorted keys, no whitespace, UTF-8 kept (so hashes are stable)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+
+
+def sha256_json(obj: Any) -> str:
+    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()
+
+
+def cache_key(
+    identity: dict[str, object],
+    messages: list[Message],
+    tools: list[ToolSpec],
+    config: GenerateConfig,
+) -> str:
+    """The key of one request: sha256 of the canonical JSON of everything that shapes the reply."""
+    return sha256_json({
+        "v": CACHE_VERSION,
+        "model": identity,
+        "messages": [m.to_dict() for m in messages],
+        "tools": [t.to_dict() for t in tools],
+        "config": config.to_dict(),
+    })
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS replies (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+class ResponseCache:
+    """A key → :class:`Reply` store in one SQLite file.
+
+    Calls are short and synchronous: they run on the event loop thread, which is what makes them
+    safe for concurrent asyncio use (no two coroutines are inside a call at once); a lock also
+    makes the object safe to share between threads. Other processes are handled by SQLite's
+    WAL mode and a busy timeout.
+    """
+
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(
+            str(self.path), timeout=busy_timeout_s, check_same_thread=False,
+            isolation_level=None,  # autocommit: every statement is its own transaction
+        )
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode survives a killed process (only a power cut can lose the tail).
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str) -> Reply | None:
+        with self._lock:
+            row = self._conn.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return Reply.from_dict(json.loads(row[0]))
+
+    def put(self, key: str, reply: Reply, *, model: str = "") -> None:
+        """Store (or overwrite) one reply; committed before returning."""
+        data = canonical_json(reply.to_dict())
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
+                (key, model, data, time.time()),
+            )
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            row = self._conn.execute("SELECT 1 FROM replies WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,174 @@
+"""The one call path for every model: cache, concurrency limit, timeout, retries, accounting.
+
+Benchmarks, user simulators and judges all talk to models through a :class:`ModelClient`, so the
+guarantees the design promises hold everywhere at once: a cached request costs nothing and gives
+the same reply; a provider never sees more than ``max_concurrency`` requests in flight from this
+process; transient infrastructure failures are retried within a bounded budget and surface as
+:class:`InfraError` (recorded, never scored) if they persist; tokens and latency are counted.
+
+Providers therefore stay thin: they map one request to one reply and classify their errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import threading
+import time
+import weakref
+from pathlib import Path
+
+from toolscore.models.base import InfraError, Model
+from toolscore.models.cache import ResponseCache, cache_key
+from toolscore.models.retry import RetryPolicy, call_with_retry
+from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
+
+log = logging.getLogger("toolscore.models")
+
+# One semaphore per (event loop, model name): every client of a model shares the provider's
+# concurrency limit. asyncio primitives belong to one loop, hence the per-loop table.
+_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary()
+)
+_RECORD_LOCK = threading.Lock()
+
+
+def model_semaphore(name: str, limit: int) -> asyncio.Semaphore:
+    """The semaphore shared by all clients of model ``name`` in the running loop.
+
+    The first client to ask fixes the limit; later clients with another ``max_concurrency``
+    share the existing one (a provider's limit is a property of the provider, not the caller).
+    """
+    loop = asyncio.get_running_loop()
+    per_loop = _LIMITS.setdefault(loop, {})
+    sem = per_loop.get(name)
+    if sem is None:
+        sem = per_loop[name] = asyncio.Semaphore(max(1, limit))
+    return sem
+
+
+def is_empty(reply: Reply) -> bool:
+    """No text and no tool calls: the endpoint produced nothing, which is an infra failure."""
+    return not reply.message.tool_calls and not (reply.message.content or "").strip()
+
+
+def request_record(
+    model: Model, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+) -> dict[str, object]:
+    """The request half of a ``record_path`` line (and of a ``replay:`` file)."""
+    return {
+        "model": model.name,
+        "messages": [m.to_dict() for m in messages],
+        "tools": [t.to_dict() for t in tools],
+        "config": config.to_dict(),
+    }
+
+
+class ModelClient:
+    """Wraps a :class:`Model` with caching, limits, retries and usage accounting.
+
+    ``usage`` aggregates every reply returned (cached replies add ``cached_calls`` and their
+    stored token counts, so a run re-played from cache reports the same tokens; real calls add
+    ``calls`` and latency). ``calls`` counts requests that actually reached the model, failed
+    attempts included; ``failures`` counts the failed attempts. ``role`` ("assistant", "user",
+    "judge") only labels the client in logs and reports.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        cache: ResponseCache | None = None,
+        max_concurrency: int = 8,
+        retry: RetryPolicy = RetryPolicy(),
+        timeout: float | None = 60,
+        role: str = "assistant",
+        record_path: str | Path | None = None,
+    ):
+        self.model = model
+        self.cache = cache
+        self.max_concurrency = max_concurrency
+        self.retry = retry
+        self.timeout = timeout
+        self.role = role
+        self.record_path = Path(record_path) if record_path is not None else None
+        self.usage = Usage()
+        self.calls = 0
+        self.failures = 0
+        self._rng = random.Random()
+        # Scripted models (oracle, replay) are free and exact: caching them only adds noise.
+        self._cacheable = bool(getattr(model, "cacheable", True))
+        self._empty_is_error = bool(getattr(model, "empty_is_error", True))
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[ToolSpec] | None = None,
+        config: GenerateConfig | None = None,
+    ) -> Reply:
+        """One assistant turn; raises :class:`InfraError` when the infrastructure fails."""
+        tools = list(tools or [])
+        config = config or GenerateConfig()
+        key = None
+        if self.cache is not None and self._cacheable:
+            key = cache_key(self.model.cache_identity(), messages, tools, config)
+            hit = self.cache.get(key)
+            if hit is not None:
+                hit.usage = Usage(input_tokens=hit.usage.input_tokens,
+                                  output_tokens=hit.usage.output_tokens, cached_calls=1)
+                self.usage.add(hit.usage)
+                self._record(messages, tools, config, hit)
+                return hit
+
+        sem = model_semaphore(self.model.name, self.max_concurrency)
+
+        async def attempt(n: int) -> Reply:
+            async with sem:
+                self.calls += 1
+                started = time.monotonic()
+                reply = await self.model.generate(messages, tools, config)
+                elapsed = time.monotonic() - started
+            if self._empty_is_error and is_empty(reply):
+                raise InfraError("empty completion (no text, no tool calls)", retryable=True)
+            reply.usage.calls = 1
+            reply.usage.cached_calls = 0
+            reply.usage.latency_s = elapsed
+            reply.model = reply.model or self.model.name
+            return reply
+
+        def failed(n: int, err: InfraError) -> None:
+            self.failures += 1
+            log.info("%s (%s) attempt %d failed: %s", self.model.name, self.role, n + 1, err)
+
+        try:
+            reply = await call_with_retry(attempt, self.retry, timeout=self.timeout,
+                                          rng=self._rng, on_error=failed)
+        except InfraError as e:
+            if not e.retryable:
+                self.failures += 1
+            log.warning("%s (%s) failed: %s", self.model.name, self.role, e)
+            raise
+        self.usage.add(reply.usage)
+        if key is not None and self.cache is not None:
+            self.cache.put(key, reply, model=self.model.name)
+        self._record(messages, tools, config, reply)
+        return reply
+
+    def _record(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig, reply: Reply
+    ) -> None:
+        """Append one request/reply line; each line is written whole, so a kill loses at most
+        the line being written, never an earlier one."""
+        if self.record_path is None:
+            return
+        line = json.dumps({"request": request_record(self.model, messages, tools, config),
+                           "reply": reply.to_dict()}, ensure_ascii=False)
+        with _RECORD_LOCK:
+            self.record_path.parent.mkdir(parents=True, exist_ok=True)
+            with self.record_path.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")

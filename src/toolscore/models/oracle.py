@@ -1,0 +1,71 @@
+"""``oracle``: a model that replays the ground truth, so protocols and scorers can be checked
+end to end without any model.
+
+A benchmark puts the reference behaviour for the current assistant turn into
+``GenerateConfig.script``: a list of steps ``{"tool_calls": [{"name", "arguments"}], "content"}``.
+The oracle works out which step it is at from the transcript alone (the number of assistant
+messages since the last user message), so it is stateless, and therefore safe to share and to
+run concurrently. Running a benchmark with the oracle should give a perfect score; when it does
+not, the protocol or the scorer is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolscore.models.base import InfraError
+from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
+
+
+def current_step(messages: list[Message]) -> int:
+    """How many assistant messages follow the last user message."""
+    step = 0
+    for m in reversed(messages):
+        if m.role == "user":
+            break
+        if m.role == "assistant":
+            step += 1
+    return step
+
+
+def _arguments(value: Any) -> str:
+    if isinstance(value, str):  # already a JSON text (possibly deliberately malformed)
+        return value
+    return json.dumps(value if value is not None else {}, ensure_ascii=False)
+
+
+def step_message(step: dict[str, Any], k: int) -> Message:
+    """One script step as an assistant message with deterministic call ids ``call_<k>_<i>``."""
+    calls = [
+        ToolCall(id=f"call_{k}_{i}", name=c["name"], arguments=_arguments(c.get("arguments")))
+        for i, c in enumerate(step.get("tool_calls") or [])
+    ]
+    return Message(role="assistant", content=step.get("content"), tool_calls=calls)
+
+
+class OracleModel:
+    """Replays ``config.script``; past its end, answers with the last step's text (or "")."""
+
+    name = "oracle"
+    cacheable = False  # free and exact: caching would only fill the cache
+    empty_is_error = False  # an empty final answer is what the script says, not an infra fault
+
+    def cache_identity(self) -> dict[str, object]:
+        return {"provider": "oracle"}
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> Reply:
+        script = config.script
+        if script is None:
+            raise InfraError("the oracle needs GenerateConfig.script (the reference steps)",
+                             retryable=False)
+        k = current_step(messages)
+        if k < len(script):
+            msg = step_message(script[k], k)
+        else:
+            last = script[-1].get("content") if script else None
+            msg = Message(role="assistant", content=last or "")
+        return Reply(message=msg, usage=Usage(),
+                     finish_reason="tool_calls" if msg.tool_calls else "stop", model=self.name)

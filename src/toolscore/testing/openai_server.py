@@ -1,0 +1,368 @@
+"""A fake OpenAI-compatible HTTP server, so the real ``openai`` provider can be tested offline.
+
+Mocking the SDK would test our assumptions about the SDK; a real socket speaking the real wire
+format tests the provider, the SDK and our retry layer together. The server is an asyncio loop in
+one background thread (not a thread per request): it usually shares the process, and so the GIL,
+with the client under test, and dozens of waking threads would add their switching cost to
+every concurrent request. Replies come from a pluggable
+*responder* (request JSON → chat.completion JSON). Faults are injected deterministically from a
+seed: each fault is decided from (request hash, attempt number), so the same test fails the same
+way every time and a retried request eventually gets through.
+
+Usage::
+
+    with FakeOpenAIServer(ScriptedResponder(), error_rate=0.3, seed=1) as srv:
+        model = get_model("openai/fake", base_url=srv.base_url)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from toolscore.models.cache import sha256_json
+from toolscore.types import Message, Reply, ToolCall
+
+Responder = Callable[[dict[str, Any]], dict[str, Any]]
+
+#: Fault kinds understood by ``fault_plan`` and produced by the rates.
+FAULTS = ("429", "500", "400", "timeout", "empty", "malformed")
+MALFORMED_ARGUMENTS = '{"oops": '
+
+
+def _normal_message(m: Message | dict[str, Any]) -> dict[str, Any]:
+    msg = m if isinstance(m, Message) else Message.from_dict(m)
+    return {
+        "role": msg.role,
+        "content": msg.content or "",
+        "tool_calls": [[c.id, c.name, c.arguments] for c in msg.tool_calls],
+        "tool_call_id": msg.tool_call_id,
+    }
+
+
+def messages_key(messages: Iterable[Message | dict[str, Any]]) -> str:
+    """A hash of the conversation that ignores representation details (null vs empty content,
+    ``name`` on tool messages), so a test can key a reply on the :class:`Message` list it sends."""
+    return sha256_json([_normal_message(m) for m in messages])
+
+
+def _words(text: str | None) -> int:
+    return len((text or "").split())
+
+
+def reply_to_completion(
+    reply: Reply | Message, *, model: str = "fake-model", prompt_tokens: int = 0
+) -> dict[str, Any]:
+    """A :class:`Reply` (or assistant :class:`Message`) as a ``chat.completion`` JSON object."""
+    msg = reply.message if isinstance(reply, Reply) else reply
+    out: dict[str, Any] = {"role": "assistant", "content": msg.content}
+    if msg.tool_calls:
+        out["tool_calls"] = [c.to_dict() for c in msg.tool_calls]
+    completion = _words(msg.content) + sum(_words(c.arguments) + 1 for c in msg.tool_calls)
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": out,
+                     "finish_reason": "tool_calls" if msg.tool_calls else "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
+                  "total_tokens": prompt_tokens + completion},
+    }
+
+
+def prompt_tokens(request: dict[str, Any]) -> int:
+    """A deterministic stand-in for token counting: words in the messages."""
+    return sum(_words(m.get("content") if isinstance(m.get("content"), str) else "")
+               for m in request.get("messages", [])) + 1
+
+
+def text_responder(text: str) -> Responder:
+    """Always answer ``text``."""
+    def respond(request: dict[str, Any]) -> dict[str, Any]:
+        return reply_to_completion(Message(role="assistant", content=text),
+                                   model=request.get("model", "fake-model"),
+                                   prompt_tokens=prompt_tokens(request))
+    return respond
+
+
+def default_responder(request: dict[str, Any]) -> dict[str, Any]:
+    """Call the first tool (no arguments) after a user turn when tools are offered, else say
+    "Done." — enough to drive a conversation loop through a tool call and a final answer."""
+    msgs = request.get("messages", [])
+    tools = request.get("tools") or []
+    model = request.get("model", "fake-model")
+    if tools and msgs and msgs[-1].get("role") == "user" and request.get("tool_choice") != "none":
+        name = tools[0]["function"]["name"]
+        msg = Message(role="assistant", tool_calls=[ToolCall(id="call_0", name=name,
+                                                             arguments="{}")])
+    else:
+        msg = Message(role="assistant", content="Done.")
+    return reply_to_completion(msg, model=model, prompt_tokens=prompt_tokens(request))
+
+
+class ScriptedResponder:
+    """Replies looked up by :func:`messages_key` of the request's messages, else ``fallback``."""
+
+    def __init__(
+        self,
+        replies: dict[str, Reply | Message] | None = None,
+        fallback: Responder | None = default_responder,
+    ):
+        self.replies: dict[str, Reply | Message] = dict(replies or {})
+        self.fallback = fallback
+
+    def add(self, messages: Iterable[Message | dict[str, Any]], reply: Reply | Message) -> None:
+        self.replies[messages_key(messages)] = reply
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        reply = self.replies.get(messages_key(request.get("messages", [])))
+        if reply is not None:
+            return reply_to_completion(reply, model=request.get("model", "fake-model"),
+                                       prompt_tokens=prompt_tokens(request))
+        if self.fallback is None:
+            raise LookupError("no scripted reply for this conversation")
+        return self.fallback(request)
+
+
+class FakeOpenAIServer:
+    """``POST /v1/chat/completions`` and ``GET /v1/models`` on 127.0.0.1, in a thread.
+
+    Fault rates are probabilities per attempt: ``error_rate`` (half 429, half 500),
+    ``timeout_rate`` (sleep ``timeout_sleep`` s, past the client's timeout), ``empty_rate`` (no
+    content, no tool calls) and ``malformed_rate`` (tool-call arguments replaced by invalid JSON).
+    ``fault_plan`` maps an attempt number (0 = first time a request is seen) to a fault kind and
+    overrides the rates, for tests that need an exact sequence (it also knows "400", a
+    non-retryable bad request). ``requests`` counts requests served; ``max_in_flight`` is the
+    peak number being handled at once. The responder runs on the server's loop, so it should be
+    quick; ``latency`` is simulated without blocking other requests.
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        model: str = "fake-model",
+        latency: float = 0.0,
+        seed: int = 0,
+        error_rate: float = 0.0,
+        timeout_rate: float = 0.0,
+        empty_rate: float = 0.0,
+        malformed_rate: float = 0.0,
+        timeout_sleep: float = 10.0,
+        fault_plan: dict[int, str] | None = None,
+        keep_requests: bool = True,
+        port: int = 0,
+    ):
+        self.responder: Responder = responder or default_responder
+        self.model = model
+        self.latency = latency
+        self.seed = seed
+        self.rates = {"error": error_rate, "timeout": timeout_rate, "empty": empty_rate,
+                      "malformed": malformed_rate}
+        self.timeout_sleep = timeout_sleep
+        self.fault_plan = dict(fault_plan or {})
+        for kind in self.fault_plan.values():
+            if kind is not None and kind not in FAULTS:
+                raise ValueError(f"unknown fault {kind!r}; known: {', '.join(FAULTS)}")
+        self.keep_requests = keep_requests
+        self.received: list[dict[str, Any]] = []
+        self.faults: Counter[str] = Counter()
+        self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._attempts: Counter[str] = Counter()
+        self._port = port
+        self._address: tuple[str, int] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        if self._address is None:
+            raise RuntimeError("server not started")
+        host, port = self._address
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            try:
+                server = loop.run_until_complete(asyncio.start_server(
+                    self._connection, "127.0.0.1", self._port, backlog=512))
+                self._address = server.sockets[0].getsockname()[:2]
+            except BaseException as e:  # e.g. port in use: report it to start()
+                failure.append(e)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                server.close()
+                for task in list(self._tasks):
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*self._tasks, return_exceptions=True))
+                loop.run_until_complete(server.wait_closed())
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="fake-openai-server", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- behaviour -------------------------------------------------------------------------
+    def fault_for(self, key: str, attempt: int) -> str | None:
+        """The fault for the ``attempt``-th sighting of request ``key`` (deterministic)."""
+        if attempt in self.fault_plan:
+            return self.fault_plan[attempt]
+        rng = random.Random(f"{self.seed}:{key}:{attempt}")
+        r = rng.random()
+        edge = 0.0
+        for kind in ("error", "timeout", "empty", "malformed"):
+            edge += self.rates[kind]
+            if r < edge:
+                if kind == "error":
+                    return "429" if rng.random() < 0.5 else "500"
+                return kind
+        return None
+
+    async def handle_chat(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Status and JSON body for one chat-completions request."""
+        key = sha256_json(request)
+        attempt = self._attempts[key]
+        self._attempts[key] += 1
+        if self.keep_requests:
+            self.received.append(request)
+        fault = self.fault_for(key, attempt)
+        if fault:
+            self.faults[fault] += 1
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        if fault == "429":
+            return 429, _error("rate limit exceeded (injected)", "rate_limit_exceeded")
+        if fault == "500":
+            return 500, _error("internal error (injected)", "server_error")
+        if fault == "400":
+            return 400, _error("bad request (injected)", "invalid_request_error")
+        if fault == "timeout":
+            await asyncio.sleep(self.timeout_sleep)
+        try:
+            body = self.responder(request)
+        except Exception as e:  # a broken responder is a server error, as it would be live
+            return 500, _error(f"responder failed: {e}", "server_error")
+        if fault == "empty":
+            for choice in body.get("choices", []):
+                choice["message"] = {"role": "assistant", "content": None}
+                choice["finish_reason"] = "stop"
+        elif fault == "malformed":
+            for choice in body.get("choices", []):
+                for tc in choice.get("message", {}).get("tool_calls") or []:
+                    tc["function"]["arguments"] = MALFORMED_ARGUMENTS
+        return 200, body
+
+    def models_body(self) -> dict[str, Any]:
+        return {"object": "list", "data": [
+            {"id": self.model, "object": "model", "created": 0, "owned_by": "toolscore"}]}
+
+    async def _route(self, method: str, path: str, raw: bytes) -> tuple[int, dict[str, Any]]:
+        path = path.split("?", 1)[0].rstrip("/")
+        if method == "GET" and path.endswith("/models"):
+            return 200, self.models_body()
+        if method != "POST" or not path.endswith("/chat/completions"):
+            return 404, _error(f"no route {method} {path}", "not_found")
+        try:
+            request = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return 400, _error("request body is not JSON", "invalid_request_error")
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self.handle_chat(request)
+        finally:
+            self.in_flight -= 1
+            self.requests += 1
+
+    async def _connection(self, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        """A minimal HTTP/1.1 keep-alive loop: Content-Length bodies, JSON replies."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            while True:
+                line = await reader.readline()
+                if not line.strip():
+                    break
+                method, path = line.decode("latin-1").split(" ")[:2]
+                headers: dict[str, str] = {}
+                while True:
+                    h = await reader.readline()
+                    if h in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = h.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                status, body = await self._route(method, path, raw)
+                data = json.dumps(body).encode("utf-8")
+                head = (f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
+                        f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+                        "Connection: keep-alive\r\n\r\n")
+                writer.write(head.encode("latin-1") + data)
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass  # the client went away (e.g. it timed out) or spoke garbage
+        except asyncio.CancelledError:
+            pass  # stop(): end quietly (asyncio logs cancelled connection tasks as errors)
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+            writer.close()
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
+            500: "Internal Server Error"}
+
+
+def _error(message: str, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": code, "code": code, "param": None}}
+
+
+def serve_forever(port: int = 8765, **options: Any) -> None:
+    """Run a fake server in the foreground (handy for poking at it with curl)."""
+    with FakeOpenAIServer(port=port, **options) as srv:
+        print(f"fake OpenAI server at {srv.base_url}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
