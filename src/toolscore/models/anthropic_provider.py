@@ -9,13 +9,12 @@ directions. As with OpenAI, the SDK's retries are off: :class:`ModelClient` retr
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import weakref
 from typing import Any
 
 from toolscore.models.base import InfraError
+from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
 DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens; used when the config leaves it open
@@ -209,9 +208,7 @@ class AnthropicModel:
                              "(or pass api_key=)")
         self._api_key = key
         self.timeout = timeout
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients: PerLoop[Any] = PerLoop(self._make_client, lambda c: c.close())
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, base_url={self.base_url!r})"
@@ -220,23 +217,23 @@ class AnthropicModel:
         return {"provider": "anthropic", "model": self.model,
                 "base_url": (self.base_url or "").rstrip("/")}
 
-    def _client(self) -> Any:
+    def _make_client(self) -> Any:
         import anthropic
 
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url,
-                                              timeout=self.timeout, max_retries=0)
-            self._clients[loop] = client
-        return client
+        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url,
+                                        timeout=self.timeout, max_retries=0)
+
+    async def aclose(self) -> None:
+        """Close the SDK client of the running loop (also done when the loop shuts down)."""
+        await self._clients.aclose()
 
     async def generate(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> Reply:
         req = build_request(self.model, messages, tools, config)
         try:
-            resp = await self._client().messages.create(**req)
+            client = await self._clients.get()
+            resp = await client.messages.create(**req)
         except Exception as e:
             infra = classify_error(e)
             if infra is None:

@@ -11,13 +11,12 @@ and not in any error message we build.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import weakref
 from typing import Any
 
 from toolscore.models.base import InfraError
+from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
 #: HTTP statuses that mean "try again" although they are 4xx.
@@ -169,9 +168,7 @@ class OpenAIModel:
         self.timeout = timeout
         self.max_tokens_param = max_tokens_param
         # The SDK's HTTP client is bound to the event loop it first ran on.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients: PerLoop[Any] = PerLoop(self._make_client, lambda c: c.close())
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
@@ -180,16 +177,15 @@ class OpenAIModel:
         return {"provider": "openai", "model": self.model,
                 "base_url": (self.base_url or "").rstrip("/")}
 
-    def _client(self) -> Any:
+    def _make_client(self) -> Any:
         import openai
 
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                        timeout=self.timeout, max_retries=0)
-            self._clients[loop] = client
-        return client
+        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
+                                  timeout=self.timeout, max_retries=0)
+
+    async def aclose(self) -> None:
+        """Close the SDK client of the running loop (also done when the loop shuts down)."""
+        await self._clients.aclose()
 
     async def generate(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
@@ -197,7 +193,8 @@ class OpenAIModel:
         req = build_request(self.model, messages, tools, config,
                             max_tokens_param=self.max_tokens_param)
         try:
-            resp = await self._client().chat.completions.create(**req)
+            client = await self._clients.get()
+            resp = await client.chat.completions.create(**req)
         except Exception as e:
             infra = classify_error(e)
             if infra is None:

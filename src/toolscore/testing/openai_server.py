@@ -198,6 +198,7 @@ class FakeOpenAIServer:
 
         def run() -> None:
             loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
             self._loop = loop
             try:
                 server = loop.run_until_complete(asyncio.start_server(
@@ -213,9 +214,11 @@ class FakeOpenAIServer:
                 loop.run_forever()
             finally:
                 server.close()
-                for task in list(self._tasks):
+                tasks = list(self._tasks)
+                for task in tasks:
                     task.cancel()
-                loop.run_until_complete(asyncio.gather(*self._tasks, return_exceptions=True))
+                if tasks:
+                    loop.run_until_complete(asyncio.wait(tasks, timeout=5))
                 loop.run_until_complete(server.wait_closed())
                 loop.close()
 
