@@ -256,3 +256,7 @@ def test_every_tool_carries_its_rule():
     assert exact == set(ALL_TOOLS) - set(eq.RULES)
     # all AccountTools, DeleteAlarm, DeleteEvent, CompleteReminder, DeleteReminder and weather
     assert len(exact) == 10 + 4 + 3
+    assert ALL_TOOLS["SendEmail"].extra["similarity_fields"] == ("subject", "body")
+    assert ALL_TOOLS["ModifyEvent"].extra["similarity_fields"] == (
+        "new_name", "new_description", "new_location")
+    assert ALL_TOOLS["DeleteAlarm"].extra["similarity_fields"] == ()

@@ -240,6 +240,15 @@ def add_reminder(prediction: CallRecord, truth: CallRecord, ctx: MatchContext) -
                        compare={"due_date": _same_day, "task": _text(TEXT_THRESHOLD)})
 
 
+#: The free-text arguments each rule compares by similarity (the texts worth embedding).
+SIMILARITY_FIELDS: dict[str, tuple[str, ...]] = {
+    "CreateEvent": _EVENT_TEXT,
+    "ModifyEvent": tuple(f"new_{k}" for k in _EVENT_TEXT),
+    "SendEmail": ("subject", "body"),
+    "SendMessage": ("message",),
+    "AddReminder": ("task",),
+}
+
 #: The rule of every ToolTalk tool, by tool name (tools not listed use ``exact``).
 RULES: dict[str, EquivalenceRule] = {
     "AddAlarm": exact_ignoring_response,

@@ -7,6 +7,7 @@ a conversation's ground-truth calls gives back the recorded results.
 
 from __future__ import annotations
 
+from toolscore.benchmarks.tooltalk.equivalence import SIMILARITY_FIELDS
 from toolscore.benchmarks.tooltalk.plugins import (
     account,
     alarm,
@@ -22,5 +23,9 @@ from toolscore.env.tool import Tool
 PLUGINS: list[Plugin] = [account.PLUGIN, alarm.PLUGIN, calendar.PLUGIN, email.PLUGIN,
                          message.PLUGIN, reminder.PLUGIN, weather.PLUGIN]
 ALL_TOOLS: dict[str, Tool] = {t.name: t for p in PLUGINS for t in p.tools}
+
+for _name, _tool in ALL_TOOLS.items():  # tells the scorer which texts to embed up front
+    _tool.extra["similarity_fields"] = SIMILARITY_FIELDS.get(_name, ())
+del _name, _tool
 
 __all__ = ["ALL_TOOLS", "PLUGINS"]
