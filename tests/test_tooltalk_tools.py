@@ -285,6 +285,9 @@ def test_schemas_are_documented_and_hide_the_session_token():
     assert ALL_TOOLS["CreateEvent"].parameters["properties"]["event_type"]["enum"] == [
         "meeting", "event"]
     assert "enum" not in ALL_TOOLS["CreateEvent"].parameters["properties"]["name"]
+    reference = ALL_TOOLS["CreateEvent"].extra["reference_parameters"]["properties"]
+    assert reference["name"]["enum"] == ["meeting", "event"]  # the reference's misplaced enum
+    assert "enum" not in reference["event_type"]
     assert ALL_TOOLS["SearchInbox"].parameters["properties"]["match_type"]["enum"] == [
         "any", "all"]
     auth = {n for n, t in ALL_TOOLS.items() if t.auth}

@@ -170,6 +170,22 @@ def query_calendar(env: Environment, session_token: str, start_time: str,
     return {"events": found}
 
 
+def _as_documented_by_the_reference(schema: dict[str, Any]) -> dict[str, Any]:
+    """CreateEvent's parameters as the reference showed them: the event_type enum on ``name``.
+
+    A known defect of the reference documentation. Our schema puts the enum where it belongs;
+    this variant is kept in ``extra["reference_parameters"]`` for runs that want the model to
+    see exactly what the paper's models saw.
+    """
+    reference = copy.deepcopy(schema)
+    properties = reference["properties"]
+    properties["name"]["enum"] = properties["event_type"].pop("enum")
+    return reference
+
+
+create_event.extra["reference_parameters"] = _as_documented_by_the_reference(
+    create_event.parameters)
+
 PLUGIN = Plugin(
     "Calendar",
     [create_event, delete_event, modify_event, query_calendar],
