@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscore.models import InfraError, ModelClient, get_model, list_models
+from toolscore.models import InfraError, ModelClient, RetryPolicy, get_model, list_models
 from toolscore.models.openai_provider import parse_completion
 from toolscore.testing.openai_server import (
     MALFORMED_ARGUMENTS,
@@ -139,7 +139,7 @@ def test_scripted_responder_and_models_endpoint() -> None:
     scripted.add(convo, Message(role="assistant", content="hi there"))
     with FakeOpenAIServer(responder=scripted, model="fake-1") as srv:
         client = ModelClient(get_model("openai/fake-1", base_url=srv.base_url),
-                             retry=__import__("toolscore").models.RetryPolicy(max_attempts=1))
+                             retry=RetryPolicy(max_attempts=1))
         assert asyncio.run(client.generate(convo, TOOLS)).text == "hi there"
         with pytest.raises(InfraError, match="500"):
             asyncio.run(client.generate(user("unknown"), TOOLS))
@@ -183,3 +183,19 @@ def test_get_model_names(monkeypatch: pytest.MonkeyPatch) -> None:
     assert set(infos) == {"openai", "anthropic", "local", "oracle", "replay"}
     assert infos["oracle"]["installed"] and infos["openai"]["installed"]
     assert json.loads(json.dumps(list_models()))[2]["example"] == "local/smollm2"
+
+
+def test_api_key_is_redacted_from_errors() -> None:
+    secret = "sk-echoed-secret-123"
+
+    def echo_key(request: dict) -> dict:
+        raise RuntimeError(f"Incorrect API key provided: {secret}")
+
+    with FakeOpenAIServer(responder=echo_key) as srv:
+
+
+        client = ModelClient(get_model("openai/fake", base_url=srv.base_url, api_key=secret),
+                             retry=RetryPolicy(max_attempts=1))
+        with pytest.raises(InfraError) as err:
+            asyncio.run(client.generate(user("hi"), TOOLS))
+    assert secret not in str(err.value) and "***" in str(err.value)

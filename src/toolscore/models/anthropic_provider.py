@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import InfraError
+from toolscore.models.base import InfraError, redact
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
@@ -238,5 +238,5 @@ class AnthropicModel:
             infra = classify_error(e)
             if infra is None:
                 raise
-            raise infra from None
+            raise redact(infra, self._api_key) from None
         return parse_response(resp, model=self.name)

@@ -21,6 +21,15 @@ class InfraError(Exception):
         self.status = status
 
 
+def redact(err: InfraError, secret: str | None) -> InfraError:
+    """The same error with ``secret`` blanked out of its message: error text ends up in logs
+    and run records, and some endpoints echo the credentials they rejected."""
+    text = str(err)
+    if not secret or secret not in text:
+        return err
+    return InfraError(text.replace(secret, "***"), retryable=err.retryable, status=err.status)
+
+
 @runtime_checkable
 class Model(Protocol):
     """``name`` is the full ``provider/model`` id; ``cache_identity`` is whatever besides the

@@ -80,12 +80,20 @@ def _tool_choice(choice: str, tools: list[ToolSpec]) -> Any:
 
 
 def build_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """OpenAI-shaped messages with a system message first: the chat template lists the tools
-    in the system turn, so without one the model would never see them."""
+    """OpenAI-shaped messages the chatml function-calling template can render.
+
+    A system message comes first (the template lists the tools in the system turn, so without
+    one the model would never see them), and tool results become user turns, because the
+    template silently drops messages with role "tool" and the model would never see results.
+    """
     out = to_openai_messages(messages)
     if not out or out[0]["role"] != "system":
         out.insert(0, {"role": "system", "content": DEFAULT_SYSTEM})
+    names = {c.id: c.name for m in messages for c in m.tool_calls}
     for m in out:
+        if m["role"] == "tool":
+            name = names.get(m.pop("tool_call_id", None) or "", "function")
+            m.update(role="user", content=f"functions.{name} returned:\n{m['content']}")
         if m.get("content") is None:
             m["content"] = ""
     return out

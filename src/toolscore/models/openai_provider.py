@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import InfraError
+from toolscore.models.base import InfraError, redact
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
@@ -199,5 +199,5 @@ class OpenAIModel:
             infra = classify_error(e)
             if infra is None:
                 raise
-            raise infra from None
+            raise redact(infra, self._api_key) from None
         return parse_completion(resp, model=self.name)
