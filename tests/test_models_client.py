@@ -192,8 +192,6 @@ def test_api_key_is_redacted_from_errors() -> None:
         raise RuntimeError(f"Incorrect API key provided: {secret}")
 
     with FakeOpenAIServer(responder=echo_key) as srv:
-
-
         client = ModelClient(get_model("openai/fake", base_url=srv.base_url, api_key=secret),
                              retry=RetryPolicy(max_attempts=1))
         with pytest.raises(InfraError) as err:

@@ -15,6 +15,7 @@ The package is located with ``importlib.util.find_spec`` rather than imported, b
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import threading
 from pathlib import Path
@@ -63,8 +64,19 @@ def _load(path: Path, seed: int) -> Any:
 
         llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=1, seed=seed,
                     chat_format=CHAT_FORMAT, verbose=False)
+        if not _LOADED:
+            atexit.register(_close_all)
         _LOADED[str(path)] = llm
     return llm
+
+
+def _close_all() -> None:
+    """Free the weights while llama_cpp is still importable: left to ``__del__`` at interpreter
+    teardown, freeing fails noisily because the library's globals are already gone."""
+    with _LOCK:
+        for llm in _LOADED.values():
+            llm.close()
+        _LOADED.clear()
 
 
 def _tool_choice(choice: str, tools: list[ToolSpec]) -> Any:
