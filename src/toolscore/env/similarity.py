@@ -124,6 +124,7 @@ class MiniLMEmbedder:
                     raise EmbedderUnavailable(
                         f"the 'minilm' embedder needs sentence-transformers ({e.name or e} "
                         f"missing): {EMBED_EXTRA_HINT}") from None
+                _quiet_transformers()
                 self._model = SentenceTransformer(str(path), device=self.device)
             return self._model
 
@@ -134,6 +135,16 @@ class MiniLMEmbedder:
         vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
                                normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
+
+
+def _quiet_transformers() -> None:
+    """Keep the weight-loading progress bar out of the terminal tables of a run."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except (ImportError, AttributeError):
+        pass
 
 
 EMBEDDERS: dict[str, type] = {"minilm": MiniLMEmbedder, "hashing": HashingEmbedder}
