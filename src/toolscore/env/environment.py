@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import pickle
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ class Environment:
     ) -> None:
         self.plugins = list(plugins)
         self.tools: dict[str, Tool] = {t.name: t for p in self.plugins for t in p.tools}
-        self._initial = copy.deepcopy(databases or {})
+        self._initial = _snapshot(databases or {})
         self.now = now or datetime(2023, 1, 1)
         self.seed = seed
         self.initial_session: Session | None = None
@@ -50,14 +51,14 @@ class Environment:
     # -- state -------------------------------------------------------------------------------
     def reset(self) -> None:
         """Restore initial databases and session; forget every tool's random generator."""
-        self.databases: dict[str, Any] = copy.deepcopy(self._initial)
+        self.databases: dict[str, Any] = pickle.loads(self._initial)
         self.session: Session | None = (copy.copy(self.initial_session)
                                         if self.initial_session else None)
         self._rngs: dict[str, random.Random] = {}
 
     def set_initial(self, databases: dict[str, Any], session: Session | None = None) -> None:
         """Make the given state the one ``reset()`` returns to, and reset to it."""
-        self._initial = copy.deepcopy(databases)
+        self._initial = _snapshot(databases)
         self.initial_session = session
         self.reset()
 
@@ -106,6 +107,12 @@ class Environment:
             arguments = None
         record = self.call(call.name, arguments)
         return record, ToolResult(call.id, call.name, record.response, record.exception)
+
+
+def _snapshot(databases: dict[str, Any]) -> bytes:
+    """The initial state as a pickle: ``reset()`` runs before every turn, and unpickling is
+    ~6x faster than ``copy.deepcopy`` (which dominated the harness's CPU time per model call)."""
+    return pickle.dumps(databases, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _exception_text(e: Exception) -> str:
