@@ -12,13 +12,18 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 
+from toolscore.data import DataNotFound
+from toolscore.runs.store import RunStoreError
+
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Evaluate tool-calling assistants (ToolTalk, demo, ...).")
 err = Console(stderr=True)
+# Mistakes in what the user asked for: one line on stderr and exit code 2, no traceback.
+USER_ERRORS = (ValueError, FileNotFoundError, LookupError, DataNotFound, RunStoreError)
 
 
 def _fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", highlight=False)
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -50,6 +55,7 @@ def run(
     out: Optional[Path] = typer.Option(None, help="Run directory (default runs/<name>-<time>)."),
     resume: Optional[Path] = typer.Option(None, help="Resume this run directory."),
     data: Optional[Path] = typer.Option(None, "--data", help="Dataset folder."),
+    download: bool = typer.Option(True, help="Download the dataset if it is not found."),
     cache: Optional[Path] = typer.Option(None, help="Response cache file (SQLite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not cache model responses."),
     base_url: Optional[str] = typer.Option(None, "--base-url",
@@ -66,11 +72,16 @@ def run(
         base_url=base_url, timeout=timeout, progress=not json_out and sys.stderr.isatty(),
         options=_benchmark_options(split, tools, strict, embedder))
     try:
+        if not download and resume is None:
+            from toolscore.data import SOURCES, find_dataset
+
+            if benchmark in SOURCES:
+                request.data = find_dataset(benchmark, data, download=False)
         if resume is not None:
             result = start_run(request, resume, resume=True)
         else:
             result = start_run(request, out or _default_run_dir(benchmark, model))
-    except (ValueError, FileNotFoundError, LookupError) as e:
+    except USER_ERRORS as e:
         _fail(str(e))
         return
     _print_result(result, json_out)
@@ -107,7 +118,7 @@ def score(
                                          embedder=embedder or "minilm", out=out)
         else:
             result = rescore_run(Path(target), strict=strict, embedder=embedder)
-    except (ValueError, FileNotFoundError, LookupError) as e:
+    except USER_ERRORS as e:
         _fail(str(e))
         return
     _print_result(result, json_out)
