@@ -119,6 +119,9 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     if options.limit is not None:
         samples = samples[: options.limit]
     todo = [(s, e) for e in range(options.epochs) for s in samples if (s.id, e) not in finished]
+    cost = getattr(benchmark, "sample_cost", None)
+    if cost is not None:  # longest first, so that the slowest sample does not start last
+        todo.sort(key=lambda item: -cost(item[0]))
     summary = RunSummary(total=len(samples) * options.epochs)
     summary.skipped = summary.total - len(todo)
     started = time.perf_counter()

@@ -89,6 +89,12 @@ class ToolTalkBenchmark:
             return [t for p in self.plugins if p.name in suites for t in p.tools]
         return list(self.tools.values())
 
+    def sample_cost(self, sample: Sample) -> int:
+        """The oracle's model calls (ground-truth calls plus a reply per turn), a proxy for any
+        model's: the runner starts the longest conversations first."""
+        turns = sample.data.turns
+        return sum(len(turns[i].apis) + 1 for i in protocol.assistant_turns(turns))
+
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         conv = sample.data
