@@ -7,7 +7,7 @@ import re
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -36,8 +36,10 @@ def _default_run_dir(benchmark: str, model: str) -> Path:
     return Path("runs") / f"{benchmark}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}-{stamp}"
 
 
-def _benchmark_options(split: str, tools: str, strict: bool, embedder: str) -> dict[str, Any]:
-    return {"split": split, "tools_mode": tools, "strict": strict, "embedder": embedder}
+def _benchmark_options(split: str, tools: str, strict: bool, embedder: str,
+                       max_calls_per_turn: int | None = None) -> dict[str, Any]:
+    return {"split": split, "tools_mode": tools, "strict": strict, "embedder": embedder,
+            "max_calls_per_turn": max_calls_per_turn}
 
 
 @app.command()
@@ -49,16 +51,19 @@ def run(
     tools: str = typer.Option("all", help="Tools offered: all | exact | suite."),
     strict: bool = typer.Option(False, help="Fix the reference scorer's known defects."),
     embedder: str = typer.Option("minilm", help="Text-similarity embedder: minilm | hashing."),
-    limit: Optional[int] = typer.Option(None, help="Run only the first N samples."),
+    limit: int | None = typer.Option(None, help="Run only the first N samples."),
+    max_calls_per_turn: int | None = typer.Option(
+        None, "--max-calls-per-turn",
+        help="Stop a turn after this many tool calls (default: 30, strict 10, demo 4)."),
     epochs: int = typer.Option(1, help="Run each sample this many times."),
     max_concurrency: int = typer.Option(8, "--max-concurrency", help="Samples in flight."),
-    out: Optional[Path] = typer.Option(None, help="Run directory (default runs/<name>-<time>)."),
-    resume: Optional[Path] = typer.Option(None, help="Resume this run directory."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Dataset folder."),
+    out: Path | None = typer.Option(None, help="Run directory (default runs/<name>-<time>)."),
+    resume: Path | None = typer.Option(None, help="Resume this run directory."),
+    data: Path | None = typer.Option(None, "--data", help="Dataset folder."),
     download: bool = typer.Option(True, help="Download the dataset if it is not found."),
-    cache: Optional[Path] = typer.Option(None, help="Response cache file (SQLite)."),
+    cache: Path | None = typer.Option(None, help="Response cache file (SQLite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not cache model responses."),
-    base_url: Optional[str] = typer.Option(None, "--base-url",
+    base_url: str | None = typer.Option(None, "--base-url",
                                            help="OpenAI-compatible endpoint (openai/...)."),
     timeout: float = typer.Option(120.0, help="Seconds per model call before retrying."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
@@ -70,7 +75,7 @@ def run(
         benchmark=benchmark, model=model, data=data, epochs=epochs, limit=limit,
         max_concurrency=max_concurrency, cache=None if no_cache else (cache or "default"),
         base_url=base_url, timeout=timeout, progress=not json_out and sys.stderr.isatty(),
-        options=_benchmark_options(split, tools, strict, embedder))
+        options=_benchmark_options(split, tools, strict, embedder, max_calls_per_turn))
     try:
         if not download and resume is None:
             from toolscore.data import SOURCES, find_dataset
@@ -102,11 +107,11 @@ def _print_result(result: dict[str, Any], json_out: bool) -> None:
 def score(
     target: str = typer.Argument(..., help="A run directory, or a benchmark name with "
                                            "--predictions."),
-    predictions: Optional[Path] = typer.Option(None, help="ToolTalk-format prediction folder."),
-    strict: Optional[bool] = typer.Option(None, "--strict/--reference",
+    predictions: Path | None = typer.Option(None, help="ToolTalk-format prediction folder."),
+    strict: bool | None = typer.Option(None, "--strict/--reference",
                                           help="Override the run's scoring mode."),
-    embedder: Optional[str] = typer.Option(None, help="Override the run's embedder."),
-    out: Optional[Path] = typer.Option(None, help="With --predictions: write scored files."),
+    embedder: str | None = typer.Option(None, help="Override the run's embedder."),
+    out: Path | None = typer.Option(None, help="With --predictions: write scored files."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
 ) -> None:
     """Recompute scores from stored transcripts (no model calls)."""
@@ -133,20 +138,22 @@ def models(json_out: bool = typer.Option(False, "--json")) -> None:
     if json_out:
         _emit_json({"models": rows})
         return
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="model providers")
-    for col in ("provider", "example", "available", "needs"):
+    for col in ("provider", "example", "installed", "requirements"):
         table.add_column(col)
     for r in rows:
-        table.add_row(*(str(r.get(c, "")) for c in ("provider", "example", "available", "needs")))
+        table.add_row(*(escape(str(r.get(c, ""))) for c in ("provider", "example", "installed",
+                                                            "requirements")))
     Console().print(table)
 
 
 @app.command()
 def data(
     name: str = typer.Argument(..., help="Dataset name, e.g. tooltalk."),
-    data_dir: Optional[Path] = typer.Option(None, "--data", help="Dataset folder."),
+    data_dir: Path | None = typer.Option(None, "--data", help="Dataset folder."),
     download: bool = typer.Option(True, help="Download from the source if not found."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:

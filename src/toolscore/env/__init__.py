@@ -4,5 +4,5 @@ from toolscore.env.environment import NOT_LOGGED_IN, PARSE_FAILED, Environment, 
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord, MatchContext, Tool, tool
 
-__all__ = ["CallRecord", "MatchContext", "Environment", "NOT_LOGGED_IN", "PARSE_FAILED", "Plugin", "Session",
-           "Tool", "tool"]
+__all__ = ["CallRecord", "Environment", "MatchContext", "NOT_LOGGED_IN", "PARSE_FAILED", "Plugin",
+           "Session", "Tool", "tool"]

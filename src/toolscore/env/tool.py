@@ -9,8 +9,9 @@ import inspect
 import re
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin
 
 Similarity = Callable[[Any, Any], float]
 
@@ -66,10 +67,12 @@ def schema_for(annotation: Any) -> dict[str, Any]:
         return {"type": _JSON_TYPES[type(values[0])], "enum": values}
     if origin in (Union, types.UnionType):
         inner = [a for a in get_args(annotation) if a is not type(None)]
-        return schema_for(inner[0]) if len(inner) == 1 else {"anyOf": [schema_for(a) for a in inner]}
+        if len(inner) == 1:
+            return schema_for(inner[0])
+        return {"anyOf": [schema_for(a) for a in inner]}
     if origin in (list, typing.List):  # noqa: UP006
         (item,) = get_args(annotation) or (Any,)
-        return {"type": "array", "items": schema_for(item)} if item is not Any else {"type": "array"}
+        return {"type": "array"} if item is Any else {"type": "array", "items": schema_for(item)}
     if origin in (dict, typing.Dict):  # noqa: UP006
         return {"type": "object"}
     if annotation in _JSON_TYPES:

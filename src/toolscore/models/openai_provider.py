@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import InfraError, redact
+from toolscore.models.base import ContextLengthExceeded, InfraError, redact
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
@@ -111,7 +111,7 @@ def parse_completion(resp: Any, model: str | None = None) -> Reply:
     )
 
 
-def classify_error(err: Exception) -> InfraError | None:
+def classify_error(err: Exception) -> InfraError | ContextLengthExceeded | None:
     """Map an ``openai`` SDK exception to an :class:`InfraError` (None: not an SDK error)."""
     import openai
 
@@ -121,6 +121,8 @@ def classify_error(err: Exception) -> InfraError | None:
         return InfraError(f"connection error: {err}", retryable=True)
     if isinstance(err, openai.APIStatusError):
         status = err.status_code
+        if status == 400 and "context_length" in str(err.message).lower().replace(" ", "_"):
+            return ContextLengthExceeded(f"HTTP 400: {err.message}")
         retryable = status >= 500 or status in RETRYABLE_4XX
         return InfraError(f"HTTP {status}: {err.message}", retryable=retryable, status=status)
     if isinstance(err, openai.APIError):  # e.g. a response that does not validate

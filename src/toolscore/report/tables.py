@@ -49,6 +49,7 @@ def print_run_summary(console: Console, config: dict[str, Any], metrics: dict[st
     errors = metrics.get("errors", 0)
     line = f"errors (excluded from scores): {errors}"
     if summary:
-        line += (f" · model calls {summary.get('calls', 0)} (cached {summary.get('cached_calls', 0)})"
+        line += (f" · model calls {summary.get('calls', 0)}"
+                 f" (cached {summary.get('cached_calls', 0)})"
                  f" · tokens {summary.get('tokens', 0)} · wall {summary.get('wall_s', 0):.1f}s")
     console.print(line)

@@ -27,6 +27,9 @@ from toolscore.env.environment import Environment
 # split name -> folder, as in a ToolTalk release ("hard" conversations live in tooltalk/)
 SPLITS: dict[str, str] = {"easy": "easy", "hard": "tooltalk"}
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
+# Every demo turn needs at most two calls; a small model that loops is cut off early so the
+# demo stays a couple of minutes long on one CPU thread.
+MAX_CALLS_PER_TURN = 4
 
 __all__ = ["ALL_TOOLS", "PLUGINS", "SPLITS", "data_dir", "ground_truth", "load",
            "load_databases", "make_demo", "make_environment"]
@@ -84,4 +87,6 @@ def make_demo(**options: Any) -> Any:
 
     options.setdefault("name", "demo")
     options.setdefault("plugins", PLUGINS)
+    if options.get("max_calls_per_turn") is None:
+        options["max_calls_per_turn"] = MAX_CALLS_PER_TURN
     return ToolTalkBenchmark(data_dir(), **options)

@@ -12,10 +12,14 @@ from typing import Any, Literal
 
 from toolscore.benchmarks.base import Sample
 from toolscore.benchmarks.tooltalk import protocol
-from toolscore.benchmarks.tooltalk.data import (load_conversations, load_databases,
-                                                make_environment)
-from toolscore.benchmarks.tooltalk.scoring import (ConversationScore, TurnCalls, aggregate,
-                                                   score_conversation, similarity_texts)
+from toolscore.benchmarks.tooltalk.data import load_conversations, load_databases, make_environment
+from toolscore.benchmarks.tooltalk.scoring import (
+    ConversationScore,
+    TurnCalls,
+    aggregate,
+    score_conversation,
+    similarity_texts,
+)
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord, MatchContext, Tool
 from toolscore.types import GenerateConfig
@@ -37,6 +41,7 @@ class ToolTalkBenchmark:
         name: str = "tooltalk",
         max_tokens: int | None = 512,
         seed: int = 0,
+        max_calls_per_turn: int | None = None,
     ) -> None:
         if plugins is None:
             from toolscore.benchmarks.tooltalk.plugins import PLUGINS
@@ -52,6 +57,7 @@ class ToolTalkBenchmark:
         self.tools: dict[str, Tool] = {t.name: t for p in plugins for t in p.tools}
         self.max_tokens = max_tokens
         self.seed = seed
+        self.max_calls_per_turn = max_calls_per_turn
         self._samples: list[Sample] | None = None
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
@@ -65,6 +71,8 @@ class ToolTalkBenchmark:
 
     @property
     def max_calls(self) -> int:
+        if self.max_calls_per_turn is not None:
+            return self.max_calls_per_turn
         return protocol.STRICT_MAX_CALLS if self.strict else protocol.DEFAULT_MAX_CALLS
 
     # -- samples -----------------------------------------------------------------------------

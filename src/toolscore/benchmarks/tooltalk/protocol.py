@@ -14,10 +14,12 @@ from typing import Any, Protocol
 
 from toolscore.env.environment import Environment
 from toolscore.env.tool import CallRecord
+from toolscore.models.base import ContextLengthExceeded
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
 
 # The reference puts no limit on calls per turn; a model looping forever would never finish, so
-# the default mode stops a turn after this many calls (and records it), strict mode after fewer.
+# the default mode stops a turn after this many calls (recorded as the turn's ``stop`` reason),
+# strict mode after fewer. ``--max-calls-per-turn`` overrides both.
 DEFAULT_MAX_CALLS = 30
 STRICT_MAX_CALLS = 10
 
@@ -97,28 +99,30 @@ async def simulate_turn(
     cfg = GenerateConfig(**{**config.to_dict(), "script": oracle_script(turns[index])})
     predictions: list[dict[str, Any]] = []
     text: str | None = None
-    capped = False
-    while True:
-        reply = await model.generate(messages, tools, cfg)
+    stop = "answer"
+    while stop == "answer":
+        try:
+            reply = await model.generate(messages, tools, cfg)
+        except ContextLengthExceeded:
+            stop = "context_length"  # the model's own loop filled its context: score what it did
+            break
         messages.append(reply.message)
         if not reply.tool_calls:
             text = reply.text
             break
         for call in reply.tool_calls:
             if len(predictions) >= max_calls:
-                capped = True
+                stop = "max_calls"
                 break
             record, result = env.execute(call)
             predictions.append({**record.to_dict(), "raw_arguments": call.arguments})
             messages.append(result.to_message())
-        if capped:
-            break
     return {
         "turn": index,
         "ground_truth": [c.to_dict() for c in turns[index].apis],
         "predictions": predictions,
         "text": text,
-        "capped": capped,
+        "stop": stop,
         "state_hash": env.state_hash(),
         "transcript": [m.to_dict() for m in messages[start:]],
     }

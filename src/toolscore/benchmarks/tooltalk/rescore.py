@@ -9,8 +9,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from toolscore.benchmarks.tooltalk.predictions import (compare_with_reference, read_predictions,
-                                                       write_predictions)
+from toolscore.benchmarks.tooltalk.predictions import (
+    compare_with_reference,
+    read_predictions,
+    write_predictions,
+)
 from toolscore.benchmarks.tooltalk.scoring import ConversationScore, aggregate, score_conversation
 from toolscore.env.tool import MatchContext
 
