@@ -125,6 +125,12 @@ class MiniLMEmbedder:
                         f"the 'minilm' embedder needs sentence-transformers ({e.name or e} "
                         f"missing): {EMBED_EXTRA_HINT}") from None
                 _quiet_transformers()
+                # One intra-op thread: the batches are small, a second thread mostly fights
+                # whatever else runs (e.g. the local model), and a fixed thread count keeps
+                # float reductions, and so threshold decisions, the same on every machine.
+                import torch
+
+                torch.set_num_threads(1)
                 self._model = SentenceTransformer(str(path), device=self.device)
             return self._model
 

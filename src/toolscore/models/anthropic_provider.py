@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import InfraError, redact
+from toolscore.models.base import InfraError, classify_sdk_error, redact
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
@@ -173,17 +173,7 @@ def classify_error(err: Exception) -> InfraError | None:
     """Map an ``anthropic`` SDK exception to an :class:`InfraError` (None: not an SDK error)."""
     import anthropic
 
-    if isinstance(err, anthropic.APITimeoutError):
-        return InfraError(f"request timed out: {err}", retryable=True, status=408)
-    if isinstance(err, anthropic.APIConnectionError):
-        return InfraError(f"connection error: {err}", retryable=True)
-    if isinstance(err, anthropic.APIStatusError):
-        status = err.status_code
-        retryable = status >= 500 or status in (408, 409, 429)  # 529 = overloaded
-        return InfraError(f"HTTP {status}: {err.message}", retryable=retryable, status=status)
-    if isinstance(err, anthropic.APIError):
-        return InfraError(f"API error: {err}", retryable=True)
-    return None
+    return classify_sdk_error(anthropic, err)
 
 
 class AnthropicModel:

@@ -3,7 +3,7 @@ infrastructure failures (retried, never scored) from model mistakes (scored)."""
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
@@ -34,6 +34,26 @@ def redact(err: E, secret: str | None) -> E:
         return InfraError(text.replace(secret, "***"), retryable=err.retryable,  # type: ignore
                           status=err.status)
     return type(err)(text.replace(secret, "***"))
+
+
+RETRYABLE_4XX = frozenset({408, 409, 429})
+
+
+def classify_sdk_error(sdk: Any, err: Exception) -> InfraError | None:
+    """Map an exception of a Stainless-generated SDK (``openai``, ``anthropic``: same exception
+    names) to an InfraError; None when it is not an SDK error. 5xx (incl. 529 overloaded),
+    408, 409 and 429 are retryable; other 4xx are not (retrying cannot fix the request)."""
+    if isinstance(err, sdk.APITimeoutError):
+        return InfraError(f"request timed out: {err}", retryable=True, status=408)
+    if isinstance(err, sdk.APIConnectionError):
+        return InfraError(f"connection error: {err}", retryable=True)
+    if isinstance(err, sdk.APIStatusError):
+        status = err.status_code
+        retryable = status >= 500 or status in RETRYABLE_4XX
+        return InfraError(f"HTTP {status}: {err.message}", retryable=retryable, status=status)
+    if isinstance(err, sdk.APIError):  # e.g. a response that does not validate
+        return InfraError(f"API error: {err}", retryable=True)
+    return None
 
 
 class ContextLengthExceeded(Exception):

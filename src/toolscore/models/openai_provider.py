@@ -15,12 +15,11 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import ContextLengthExceeded, InfraError, redact
+from toolscore.models.base import ContextLengthExceeded, InfraError, classify_sdk_error, redact
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
 #: HTTP statuses that mean "try again" although they are 4xx.
-RETRYABLE_4XX = {408, 409, 429}
 
 
 def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -112,22 +111,14 @@ def parse_completion(resp: Any, model: str | None = None) -> Reply:
 
 
 def classify_error(err: Exception) -> InfraError | ContextLengthExceeded | None:
-    """Map an ``openai`` SDK exception to an :class:`InfraError` (None: not an SDK error)."""
+    """Map an ``openai`` SDK exception to an :class:`InfraError` (None: not an SDK error);
+    an HTTP 400 about the context length is the model's dialogue outgrowing its window."""
     import openai
 
-    if isinstance(err, openai.APITimeoutError):
-        return InfraError(f"request timed out: {err}", retryable=True, status=408)
-    if isinstance(err, openai.APIConnectionError):
-        return InfraError(f"connection error: {err}", retryable=True)
-    if isinstance(err, openai.APIStatusError):
-        status = err.status_code
-        if status == 400 and "context_length" in str(err.message).lower().replace(" ", "_"):
-            return ContextLengthExceeded(f"HTTP 400: {err.message}")
-        retryable = status >= 500 or status in RETRYABLE_4XX
-        return InfraError(f"HTTP {status}: {err.message}", retryable=retryable, status=status)
-    if isinstance(err, openai.APIError):  # e.g. a response that does not validate
-        return InfraError(f"API error: {err}", retryable=True)
-    return None
+    if isinstance(err, openai.APIStatusError) and err.status_code == 400 and (
+            "context_length" in str(err.message).lower().replace(" ", "_")):
+        return ContextLengthExceeded(f"HTTP 400: {err.message}")
+    return classify_sdk_error(openai, err)
 
 
 class OpenAIModel:
