@@ -27,6 +27,7 @@ from toolscore.benchmarks.tooltalk.data import (
     load_databases,
     make_environment,
 )
+from toolscore.benchmarks.tooltalk.known_issues import ANNOTATION_ERRORS, NOT_DRAWN
 from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS, PLUGINS
 from toolscore.env.environment import Environment, Session
 from toolscore.env.tool import CallRecord, MatchContext
@@ -44,43 +45,6 @@ NON_ACTIONS = {"GetAccountInformation", "QueryUser", "FindAlarms", "QueryCalenda
                "SearchInbox", "SearchMessages", "GetReminders", "CurrentWeather",
                "ForecastWeather", "HistoricWeather"}
 
-# Recorded results no simulator of the released databases can produce, by (file, turn, call).
-STALE = "listing lacks items of the released database"
-EDITED = "recorded field values differ from the released database"
-NOT_DRAWN = "id not drawn by the tool's generator"
-ANNOTATION_ERRORS = {
-    ("Alarm-Calendar-Email-DeleteAlarm-1.json", 3, 0): STALE,
-    ("Alarm-Messages-Reminder-GetReminder-2.json", 1, 0): STALE,
-    ("Alarm-Messages-Reminder-GetReminder-2.json", 5, 0): NOT_DRAWN,  # 'dd80-5bff'
-    ("Alarm-Reminder-Weather-AddReminder-1.json", 1, 0): NOT_DRAWN,  # {'alarm_id': ...}
-    ("Alarm-Reminder-Weather-AddReminder-1.json", 1, 1): NOT_DRAWN,  # the same id again
-    ("Alarm-Reminder-Weather-DeleteAlarm-2.json", 5, 0): NOT_DRAWN,  # '5b-d80'
-    ("Alarm-Reminder-Weather-FindAlarm-2.json", 3, 1): NOT_DRAWN,  # first id repeated
-    ("Calendar-Messages-Reminder-ModifyEvent-0.json", 1, 0): EDITED,
-    ("Calendar-Messages-Reminder-QueryCalendar-2.json", 1, 0): STALE,
-    ("Calendar-Messages-Weather-DeleteEvent-0.json", 1, 0): STALE,
-    ("Calendar-Messages-Weather-SendMessage-1.json", 3, 1): NOT_DRAWN,  # ids restart at
-    ("Calendar-Messages-Weather-SendMessage-1.json", 3, 2): NOT_DRAWN,  # the first draw
-    ("Calendar-Messages-Weather-SendMessage-1.json", 3, 3): NOT_DRAWN,  # in a later turn
-    ("Calendar-Reminder-Weather-CompleteReminder-1.json", 1, 0): STALE,
-    ("Calendar-Reminder-Weather-CreateEvent-1.json", 5, 0): STALE,
-    ("Calendar-Reminder-Weather-DeleteEvent-0.json", 1, 0): STALE,
-    ("Calendar-Reminder-Weather-DeleteEvent-0.json", 1, 4): STALE,
-    ("Calendar-Reminder-Weather-DeleteReminder-1.json", 3, 0): STALE,
-    ("Email-Messages-Reminder-DeleteReminder-1.json", 1, 0): STALE,
-    ("Email-Messages-Reminder-SendEmail-2.json", 1, 0): STALE,
-    ("Email-Messages-Reminder-SendMessage-2.json", 1, 0): EDITED,
-    ("Email-Reminder-Weather-CompleteReminder-2.json", 1, 0): STALE,
-    ("Email-Reminder-Weather-DeleteReminder-0.json", 3, 0): STALE,
-    ("Email-Reminder-Weather-GetReminder-0.json", 3, 1): EDITED,
-    ("Email-Reminder-Weather-SendEmail-2.json", 1, 0): STALE,
-    ("Messages-Reminder-Weather-AddReminder-1.json", 3, 0): STALE,
-    ("Messages-Reminder-Weather-CompleteReminder-1.json", 3, 0): STALE,
-    ("Messages-Reminder-Weather-ForecastWeather-1.json", 5, 1): STALE,
-    ("Messages-Reminder-Weather-GetReminder-0.json", 1, 0): STALE,
-    ("golden_conversation_1.json", 3, 1): STALE,
-    ("golden_conversation_2.json", 1, 0): STALE,
-}
 RESULT_LISTS = {"QueryCalendar": ("events", "event_id"), "GetReminders": ("reminders",
                 "reminder_id"), "SearchInbox": ("emails", "email_id"),
                 "SearchMessages": ("messages", "message_id")}
