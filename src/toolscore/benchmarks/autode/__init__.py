@@ -1,0 +1,48 @@
+"""AutoDE: does an assistant still call APIs correctly when the user reveals details only when
+asked? This package loads the released user scripts, result files and API documents, scores
+slots exactly as the paper does, and measures agreement between evaluation methods.
+
+The dynamic and human protocols (user simulators, the dialogue loop) are not here yet; recorded
+runs can be rescored with :func:`score_results` and :func:`score_table1`.
+"""
+
+from toolscore.benchmarks.autode.data import (
+    ApiDoc,
+    DataError,
+    ResultFile,
+    TrialRecord,
+    Turn,
+    UserScript,
+    group_trials,
+    load_api_docs,
+    load_results,
+    load_scripts,
+)
+from toolscore.benchmarks.autode.rescore import (
+    TABLE1_RUNS,
+    Agreement,
+    RunMetrics,
+    describe_run,
+    sample_agreement,
+    score_results,
+    score_table1,
+    system_agreement,
+    table1_agreement,
+)
+from toolscore.benchmarks.autode.scoring import (
+    CaseScore,
+    RunScore,
+    TrialScore,
+    aggregate_trials,
+    filter_arguments,
+    score_case,
+    score_trial,
+)
+
+__all__ = [
+    "TABLE1_RUNS", "Agreement", "ApiDoc", "CaseScore", "DataError", "ResultFile", "RunMetrics",
+    "RunScore", "TrialRecord", "TrialScore", "Turn", "UserScript", "aggregate_trials",
+    "describe_run", "filter_arguments", "group_trials", "load_api_docs", "load_results",
+    "load_scripts", "sample_agreement", "score_case", "score_results", "score_table1",
+    "score_trial", "system_agreement", "table1_agreement",
+]

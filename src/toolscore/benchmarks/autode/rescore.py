@@ -1,0 +1,261 @@
+"""Rescore recorded AutoDE runs and measure how well one evaluation method agrees with another.
+
+The paper's claim is about agreement: a dynamic evaluation with a simulated user ranks assistants
+the way human evaluators do, and a static one does not. So besides the per-run slot scores this
+module computes system-level agreement (one number per assistant and method, correlated across
+assistants: Pearson r and ICC(3,1)) and sample-level agreement (per-case F1 of two runs of the
+same assistant).
+
+Per-run metrics, in three clearly separated groups:
+
+- ``exact``: the published metric (slot P/R/F1, mean ± sample std over trials);
+- supplementary views: ``normalised`` P/R/F1, ``exact_match_rate``, ``call_rate``;
+- the paper's behaviour analyses: ``refusal_rate``, ``hallucinated_parameter_rate`` and
+  ``mean_dialogue_length`` (compared between a dynamic and a static run of one assistant).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toolscore.benchmarks.autode.data import (
+    ApiDoc,
+    DataError,
+    TrialRecord,
+    UserScript,
+    group_trials,
+    load_results,
+    load_scripts,
+)
+from toolscore.benchmarks.autode.scoring import (
+    RunScore,
+    aggregate_trials,
+    exact_match,
+    filter_arguments,
+    normalised_equal,
+    score_trial,
+)
+from toolscore.stats import icc3, pearson_r
+
+ASSISTANTS = ("gpt35", "claude_instant_1_2", "codellama13b_oasst", "zephyr_7b_alpha", "llama70b")
+REFUSAL_REASONS = ("Round limit reached", "Context length exceeded")
+
+# Which released file fills which cell of the paper's Table 1 (method -> assistant -> file stem).
+TABLE1_RUNS: dict[str, dict[str, str]] = {
+    "static": {
+        "gpt35": "a_gpt35_static_v2",
+        "claude_instant_1_2": "a_claude_instant_1_2_static",
+        "codellama13b_oasst": "a_codellama13b_oasst_static_force_5rounds",
+        "zephyr_7b_alpha": "a_zephyr_7b_alpha_substitute_static_5rounds",
+        "llama70b": "a_llama70b_static_force_5rounds",
+    },
+    "human": {
+        "gpt35": "u_human_a_gpt35_complementary",
+        "claude_instant_1_2": "a_claude_instant_1_2_human",
+        "codellama13b_oasst": "a_codellama13b_oasst_human_good_complementary",
+        "zephyr_7b_alpha": "a_zephyr_7b_alpha_human_1round_complementary",
+        "llama70b": "a_llama70b_human",
+    },
+    "llama7b": {  # the Llama 2 70B Chat run with this user agent was not released
+        "gpt35": "u_llama7b_a_gpt35_complementary",
+        "claude_instant_1_2": "u_llama7b_a_claude_instant_1_2_complementary",
+        "codellama13b_oasst": "u_llama7b_a_codellama13b_oasst_5rounds",
+        "zephyr_7b_alpha": "u_llama7b_a_zephyr_7b_alpha_5rounds",
+    },
+}
+
+
+@dataclass(frozen=True)
+class RunName:
+    """What a result file's name says: the assistant, the method and (if dynamic) the user."""
+
+    assistant: str | None
+    method: str | None  # "static", "human" or "dynamic"
+    user: str | None  # "human", or the user agent of a dynamic run
+
+
+def describe_run(name: str) -> RunName:
+    """Parse ``a_<assistant>_static*``, ``a_<assistant>_human*``, ``u_<user>_a_<assistant>*``."""
+    match = re.match(r"^u_(?P<user>[a-z0-9]+)_a_(?P<rest>.+)$", name)
+    if match:
+        user = match["user"]
+        rest = match["rest"]
+        method = "human" if user == "human" else "dynamic"
+    elif name.startswith("a_"):
+        user, rest = None, name[2:]
+        method = "static" if "_static" in rest else "human" if "_human" in rest else None
+        user = "human" if method == "human" else None
+    else:
+        return RunName(None, None, None)
+    assistant = next((a for a in ASSISTANTS if rest == a or rest.startswith(a + "_")), None)
+    return RunName(assistant, method, user)
+
+
+@dataclass
+class RunMetrics:
+    """Everything computed from one recorded run, cases in gold order."""
+
+    name: str
+    path: Path
+    run: RunName
+    n_cases: int
+    n_records: int
+    ignored_records: int  # beyond the T-th record of a uuid
+    missing: int  # (trial, case) pairs with no record, scored as no call
+    exact: RunScore  # the published metric
+    normalised: RunScore  # supplementary: case/whitespace/number-format-insensitive values
+    exact_match_rate: float  # supplementary: filtered prediction == gold slots
+    call_rate: float  # supplementary: trials that ended in an API call
+    refusal_rate: float  # analysis: trials that hit the round or context limit
+    hallucinated_parameter_rate: float | None  # analysis: trials using a non-parameter key
+    hallucinated_parameter_rate_successful: float | None  # same, among successful trials
+    mean_dialogue_length: float  # analysis: messages before the call
+    per_case_f1: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def n_trials(self) -> int:
+        return self.exact.n_trials
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able summary; scores ×100 like the paper, rates as fractions."""
+        return {
+            "name": self.name, "assistant": self.run.assistant, "method": self.run.method,
+            "user": self.run.user, "n_cases": self.n_cases, "n_trials": self.n_trials,
+            "n_records": self.n_records, "ignored_records": self.ignored_records,
+            "missing": self.missing, "exact": self.exact.to_dict(),
+            "supplementary": {"normalised": self.normalised.to_dict(),
+                              "exact_match_rate": self.exact_match_rate,
+                              "call_rate": self.call_rate},
+            "analysis": {"refusal_rate": self.refusal_rate,
+                         "hallucinated_parameter_rate": self.hallucinated_parameter_rate,
+                         "hallucinated_parameter_rate_successful":
+                             self.hallucinated_parameter_rate_successful,
+                         "mean_dialogue_length": self.mean_dialogue_length},
+        }
+
+
+def _called(record: TrialRecord) -> bool:
+    """A call was made: ``state`` says so; legacy records (no state) had one if slots survive."""
+    if record.state is not None:
+        return record.state == "success"
+    return bool(filter_arguments(record.slots))
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return float(np.mean(flags)) if flags else float("nan")
+
+
+def score_results(path: Path, scripts: Sequence[UserScript] | None = None,
+                  api_docs: Sequence[ApiDoc] | None = None) -> RunMetrics:
+    """Rescore one result file against the gold user scripts.
+
+    ``scripts`` default to ``data_v1_2.jsonl`` in the dataset folder above ``results/``.
+    ``api_docs`` are needed only for the hallucinated-parameter rates (None without them).
+    A record whose uuid is not a gold case is a data error.
+    """
+    path = Path(path)
+    if scripts is None:
+        scripts = load_scripts(path.parent.parent)
+    result = load_results(path)
+    gold_uuids = {s.uuid for s in scripts}
+    for record in result.records:
+        if record.uuid not in gold_uuids:
+            raise DataError(f"{path}:{record.line}: field 'uuid' {record.uuid!r} is not a "
+                            "gold case")
+    trials = group_trials(result.records)
+    gold = [s.slots for s in scripts]
+    rows = [[trial.get(s.uuid) for s in scripts] for trial in trials]
+    if not rows:
+        raise DataError(f"{path}: no trials")
+    preds = [[r.slots if r else None for r in row] for row in rows]
+    exact = aggregate_trials([score_trial(gold, p) for p in preds])
+    normalised = aggregate_trials([score_trial(gold, p, equal=normalised_equal) for p in preds])
+    used = [(s, r) for row in rows for s, r in zip(scripts, row, strict=True) if r is not None]
+    params = {d.name: d.parameter_names for d in api_docs} if api_docs is not None else None
+
+    def hallucinated(pairs: list[tuple[UserScript, TrialRecord]]) -> float | None:
+        if params is None:
+            return None
+        return _share([any(k not in params.get(s.api, ()) for k in filter_arguments(r.slots))
+                       for s, r in pairs])
+
+    return RunMetrics(
+        name=path.stem, path=path, run=describe_run(path.stem), n_cases=len(scripts),
+        n_records=len(result.records), ignored_records=len(result.records) - len(used),
+        missing=sum(r is None for row in rows for r in row), exact=exact, normalised=normalised,
+        exact_match_rate=_share([exact_match(s.slots, r.slots if r else {})
+                                 for row in rows for s, r in zip(scripts, row, strict=True)]),
+        call_rate=_share([r is not None and _called(r) for row in rows for r in row]),
+        refusal_rate=_share([any(x in (r.reason or "") for x in REFUSAL_REASONS)
+                             for _, r in used]),
+        hallucinated_parameter_rate=hallucinated(used),
+        hallucinated_parameter_rate_successful=hallucinated(
+            [(s, r) for s, r in used if r.state == "success"]),
+        mean_dialogue_length=float(np.mean([len(r.content) for _, r in used])),
+        per_case_f1=exact.per_case_f1(),
+    )
+
+
+# -- agreement -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Agreement:
+    """How closely two score lists agree: Pearson r and ICC(3,1) over ``n`` paired values."""
+
+    n: int
+    pearson: float
+    icc3: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"n": self.n, "pearson": self.pearson, "icc3": self.icc3}
+
+
+def agreement(a: Sequence[float], b: Sequence[float]) -> Agreement:
+    """Pearson r and ICC(3,1) of two aligned score lists (raters = the two methods)."""
+    return Agreement(len(a), pearson_r(a, b), icc3(np.column_stack([a, b])))
+
+
+def system_agreement(method: Mapping[str, float], reference: Mapping[str, float]) -> Agreement:
+    """Agreement across the assistants both mappings score (assistant -> mean F1)."""
+    shared = [k for k in reference if k in method]
+    return agreement([method[k] for k in shared], [reference[k] for k in shared])
+
+
+def sample_agreement(a: RunMetrics, b: RunMetrics) -> Agreement:
+    """Agreement of two runs over per-case F1 (each averaged over its run's trials)."""
+    if a.n_cases != b.n_cases:
+        raise ValueError(f"{a.name} has {a.n_cases} cases, {b.name} has {b.n_cases}")
+    return agreement(a.per_case_f1, b.per_case_f1)
+
+
+def score_table1(root: Path, api_docs: Sequence[ApiDoc] | None = None
+                 ) -> dict[str, dict[str, RunMetrics]]:
+    """Rescore every released run of the paper's Table 1: method -> assistant -> metrics."""
+    root = Path(root)
+    scripts = load_scripts(root)
+    return {method: {assistant: score_results(root / "results" / f"{stem}.jsonl", scripts,
+                                              api_docs)
+                     for assistant, stem in runs.items()}
+            for method, runs in TABLE1_RUNS.items()}
+
+
+def table1_agreement(scores: Mapping[str, Mapping[str, RunMetrics]], reference: str = "human"
+                     ) -> dict[str, dict[str, Any]]:
+    """Each method against ``reference``: system level over assistants' F1, and per assistant
+    at sample level (per-case F1)."""
+    ref = scores[reference]
+    out: dict[str, dict[str, Any]] = {}
+    for method, runs in scores.items():
+        if method == reference:
+            continue
+        out[method] = {
+            "system": system_agreement({a: m.exact.f1 for a, m in runs.items()},
+                                       {a: m.exact.f1 for a, m in ref.items()}),
+            "sample": {a: sample_agreement(m, ref[a]) for a, m in runs.items() if a in ref},
+        }
+    return out
