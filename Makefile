@@ -20,7 +20,7 @@ install: $(STAMP)
 
 demo: install
 	$(BIN)/toolscore run demo --model local/smollm2
-	$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 4
+	$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 3 --max-calls-per-turn 3
 
 test: install
 	$(BIN)/python -m pytest -q

