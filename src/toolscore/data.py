@@ -80,8 +80,14 @@ def candidates(name: str, data_dir: str | Path | None = None) -> list[tuple[str,
 def find_dataset(name: str, data_dir: str | Path | None = None, *, download: bool = True) -> Path:
     """The folder holding dataset ``name``; raises DataNotFound with every place tried."""
     source = SOURCES.get(name)
+    if data_dir is not None:  # an explicit folder is used or refused, never silently replaced
+        for folder in (Path(data_dir), Path(data_dir) / name):
+            if _valid(folder, source):
+                return folder
+        raise DataNotFound(f"--data {data_dir}: no {name} dataset there"
+                           + (f" (expected {source.marker})" if source else ""))
     tried = []
-    for label, folder in candidates(name, data_dir):
+    for label, folder in candidates(name):
         if _valid(folder, source):
             return folder
         tried.append(f"{label} {folder}")
