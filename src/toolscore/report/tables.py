@@ -43,7 +43,8 @@ def print_run_summary(console: Console, config: dict[str, Any], metrics: dict[st
                       summary: dict[str, Any] | None = None) -> None:
     bench = config.get("benchmark_config", {})
     title = (f"{config.get('benchmark')} · model {config.get('model')} · embedder "
-             f"{bench.get('embedder')} · {'strict' if bench.get('strict') else 'reference'} mode"
+             f"{bench.get('embedder_id') or bench.get('embedder')} · "
+             f"{'strict' if bench.get('strict') else 'reference'} mode"
              f" · tools {bench.get('tools')}")
     console.print(metrics_table(title, metrics))
     errors = metrics.get("errors", 0)

@@ -63,8 +63,11 @@ class ToolTalkBenchmark:
         self._similarity: Any = None
 
     def config(self) -> dict[str, Any]:
+        from toolscore.env.similarity import get_embedder
+
         return {"data_dir": str(self.data_dir), "split": self.split, "tools": self.tools_mode,
                 "strict": self.strict, "embedder": self.embedder_name,
+                "embedder_id": get_embedder(self.embedder_name).name,
                 "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
                 "seed": self.seed, "env_seed": 489,
                 "max_calls_per_turn": self.max_calls}
