@@ -1,0 +1,1 @@
+"""ACS: does a response satisfy the user's arithmetic constraints? (judge accuracy vs humans)."""

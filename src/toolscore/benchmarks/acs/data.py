@@ -1,0 +1,79 @@
+"""Loading the ACS (arithmetic constraint satisfaction) release: one row per constraint.
+
+The csv has one row per (request, response, constraint) with the human label. Rows are
+validated while loading because a misread label silently shifts every accuracy computed from
+it: a bad row raises ``DataError`` with one line naming the file, the row and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DOMAINS = ("meal-planning", "workout-routine_cardio", "workout-routine_strength", "schedule")
+COLUMNS = ("row_id", "user_request", "agent_response", "constraint", "is_constraint_satisfied",
+           "domain")
+DEV_FILE = "acs_dev.csv"
+
+
+class DataError(ValueError):
+    """The dataset is missing or malformed; the message names file, row and field."""
+
+
+@dataclass(frozen=True)
+class AcsRow:
+    """One human-labelled constraint of one response."""
+
+    row_id: str
+    request: str
+    response: str
+    constraint: str
+    label: bool
+    domain: str
+
+
+def default_dir() -> Path:
+    """``$TOOLSCORE_DATA/acs``, falling back to the shared datasets folder."""
+    return Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs"
+
+
+def load_rows(path: str | Path | None = None) -> list[AcsRow]:
+    """Read an ACS csv (a file, or a folder holding ``acs_dev.csv``) into validated rows."""
+    p = Path(path) if path is not None else default_dir()
+    if p.is_dir():
+        p = p / DEV_FILE
+    if not p.is_file():
+        raise DataError(f"{p}: file not found")
+    with p.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise DataError(f"{p}: header: missing column(s) {', '.join(missing)}")
+        rows: list[AcsRow] = []
+        seen: set[str] = set()
+        for n, rec in enumerate(reader, start=2):
+            rows.append(_row(p, n, rec, seen))
+    return rows
+
+
+def _row(path: Path, line: int, rec: dict[str, str], seen: set[str]) -> AcsRow:
+    rid = (rec.get("row_id") or "").strip()
+    where = f"{path.name}: line {line} (row_id {rid or '?'})"
+    if not rid:
+        raise DataError(f"{where}: field row_id: empty")
+    if rid in seen:
+        raise DataError(f"{where}: field row_id: duplicate")
+    seen.add(rid)
+    label = (rec.get("is_constraint_satisfied") or "").strip()
+    if label not in ("0", "1"):
+        raise DataError(f"{where}: field is_constraint_satisfied: expected 0 or 1, got {label!r}")
+    domain = (rec.get("domain") or "").strip()
+    if domain not in DOMAINS:
+        raise DataError(f"{where}: field domain: unknown domain {domain!r}")
+    for field in ("user_request", "agent_response", "constraint"):
+        if not (rec.get(field) or "").strip():
+            raise DataError(f"{where}: field {field}: empty")
+    return AcsRow(row_id=rid, request=rec["user_request"], response=rec["agent_response"],
+                  constraint=rec["constraint"].strip(), label=label == "1", domain=domain)

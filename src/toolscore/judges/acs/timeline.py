@@ -1,0 +1,197 @@
+"""Read a daily schedule into timed entries and measure how long an activity gets.
+
+Schedules list entries as ranges ("9:00 AM - 5:00 PM Work") or as start times only ("9:00 AM:
+Work"); a start-only entry lasts until the next later entry, and the day wraps (the last entry,
+usually sleep, runs to the first one). An entry nested inside a longer one (a lunch inside a
+work block, or "(includes 1-hour lunch break from 12 - 1 PM)") is cut out of the longer one,
+which is how the labels count "8 hours of work". Summary lists ("Breakfast: 6:30 AM") are not
+entries: an entry starts with its time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from toolscore.judges.acs.markdown import Line, read_lines
+
+DAY = 24 * 60
+_T = r"(\d{1,2})(?::(\d{2}))?\s*([ap]\.?\s?m\.?)?"
+TIME = re.compile(rf"\b{_T}(?![\d:])|\b(noon|midnight)\b", re.I)
+_LEAD = re.compile(rf"^~?\s*(?:{_T}|(noon|midnight))\s*"
+                   rf"(?:(?:-|–|—|to|until)\s*(?:{_T}|(noon|midnight)))?", re.I)
+_DUR = re.compile(r"\b(\d+(?:\.\d+)?|an?|one|half an?)[\s-]*(hours?|hrs?|minutes?|mins?)\b", re.I)
+
+
+@dataclass
+class Entry:
+    start: int  # minutes after midnight
+    end: int | None  # exclusive; may exceed DAY when the entry runs past midnight
+    label: str
+    explicit: bool  # the response gave the end time
+
+    @property
+    def minutes(self) -> int:
+        return 0 if self.end is None else self.end - self.start
+
+
+def clock(h: str, m: str | None, ampm: str | None, word: str | None = None) -> int | None:
+    """'5', '30', 'pm' -> 17:30 in minutes; '15:00 PM' is read as 15:00; 'noon' is 12:00."""
+    if word:
+        return 12 * 60 if word.lower() == "noon" else 0
+    hour, minute = int(h), int(m or 0)
+    if hour > 24 or minute > 59:
+        return None
+    if ampm and hour <= 12:
+        pm = ampm.lower().startswith("p")
+        hour = (hour % 12) + (12 if pm else 0)
+    return (hour % 24) * 60 + minute
+
+
+def parse_time(text: str) -> int | None:
+    """The first clock time in a piece of text ('9:00 AM', '5 pm', '17:30', 'noon')."""
+    for m in TIME.finditer(text):
+        if m.group(4) or m.group(2) or m.group(3):
+            return clock(m.group(1), m.group(2), m.group(3), m.group(4))
+    return None
+
+
+def _lead(text: str) -> tuple[int, int | None, str] | None:
+    """(start, end, rest of line) when a line starts with a time or a time range."""
+    m = _LEAD.match(text)
+    if not m:
+        return None
+    g = m.groups()
+    h1, m1, ap1, w1, h2, m2, ap2, w2 = g
+    if not (w1 or m1 or ap1):  # a bare number is a quantity, not a time
+        return None
+    end = None
+    if h2 or w2:
+        if not (w2 or m2 or ap2 or ap1):
+            return None
+        end = clock(h2, m2, ap2, w2)
+        if not ap1 and ap2 and h1 and int(h1) <= 12 and not w1:
+            # "10 - 11 AM": the first time shares the second's half of the day
+            ap1 = ap2
+            if int(h1) > int(h2) and int(h2) != 12:
+                ap1 = "am" if ap2.lower().startswith("p") else "pm"
+    start = clock(h1, m1, ap1, w1)
+    if start is None:
+        return None
+    rest = text[m.end():].strip()
+    rest = re.sub(r"^[:\-–—|,.)]+\s*", "", rest).strip()
+    return start, end, rest
+
+
+def read_schedule(response: str) -> list[Entry]:
+    """The timed entries of a schedule, in the order written, with nested breaks made explicit."""
+    lines = read_lines(response)
+    raw: list[tuple[int, int | None, str]] = []
+    heading = ""
+    for i, ln in enumerate(lines):
+        parsed = _lead(ln.text)
+        if parsed is None:
+            if ln.heading or (not ln.bullet and ln.text.endswith(":")):
+                heading = ln.text.rstrip(":")
+            continue
+        start, end, label = parsed
+        if not label:
+            label = _next_label(lines, i) or heading
+        raw.append((start, end, label))
+    if not raw:  # "Breakfast: 7:00 - 7:30 AM" — the activity first, then its time
+        for ln in lines:
+            m = re.match(r"^([^:(]{2,60})[:(]\s*(.*)$", ln.text)
+            parsed = _lead(m.group(2)) if m else None
+            if m and parsed:
+                raw.append((parsed[0], parsed[1], m.group(1).strip()))
+    entries = _resolve(_unwrap(raw))
+    entries.extend(_embedded(entries))
+    return entries
+
+
+def _next_label(lines: list[Line], i: int) -> str:
+    """'**5:30 AM - 6:00 AM**' followed by '* Meditation' names the entry on the next line."""
+    if i + 1 < len(lines):
+        nxt = lines[i + 1]
+        if _lead(nxt.text) is None and not nxt.heading and nxt.cells is None:
+            return nxt.text
+    return ""
+
+
+def _unwrap(raw: list[tuple[int, int | None, str]]) -> list[tuple[int, int | None, str]]:
+    """Entries written after midnight ('12:30 AM Sleep' after '11 PM') belong to the next day."""
+    out: list[tuple[int, int | None, str]] = []
+    offset, prev = 0, None
+    for start, end, label in raw:
+        if prev is not None and start + offset < prev - 12 * 60:
+            offset += DAY
+        s = start + offset
+        e = None if end is None else end + offset
+        out.append((s, e, label))
+        prev = s
+    return out
+
+
+def _resolve(raw: list[tuple[int, int | None, str]]) -> list[Entry]:
+    out: list[Entry] = []
+    first = raw[0][0] if raw else 0
+    for k, (start, end, label) in enumerate(raw):
+        explicit = end is not None
+        if end is None:
+            later = [s for s, _, _ in raw[k + 1:] if s > start]
+            end = later[0] if later else first + DAY
+        if end <= start:
+            end += DAY
+        out.append(Entry(start, end, label, explicit))
+    return out
+
+
+def _embedded(entries: list[Entry]) -> list[Entry]:
+    """Breaks written inside an entry's parentheses become entries of their own."""
+    out: list[Entry] = []
+    for e in entries:
+        for paren in re.findall(r"\(([^)]*)\)", e.label):
+            if not re.search(r"break|lunch|dinner|breakfast|nap|meal", paren, re.I):
+                continue
+            name = re.search(r"(lunch|dinner|breakfast|nap|meal|break)\w*(?:\s+break)?", paren,
+                             re.I)
+            label = name.group(0) if name else "break"
+            times = [m for m in TIME.finditer(paren) if m.group(2) or m.group(3) or m.group(4)]
+            rng = re.search(rf"{_T}\s*(?:-|–|to)\s*{_T}", paren, re.I)
+            if rng:
+                span = _lead(rng.group(0))
+                if span and span[1] is not None:
+                    s, t = span[0], span[1]
+                    out.append(Entry(s, t if t > s else t + DAY, label, True))
+                continue
+            dur = duration_minutes(paren)
+            if dur is None:
+                continue
+            for m in times or [None]:
+                s = clock(m.group(1), m.group(2), m.group(3), m.group(4)) if m else e.start
+                if s is not None:
+                    out.append(Entry(s, s + int(dur), label, True))
+    return out
+
+
+def duration_minutes(text: str) -> Fraction | None:
+    """'1.5 hours', 'a 30-minute', 'an hour', 'half an hour' -> minutes."""
+    m = _DUR.search(text)
+    if not m:
+        return None
+    n = m.group(1).lower()
+    val = (Fraction(1, 2) if n.startswith("half") else Fraction(1) if n in ("a", "an", "one")
+           else Fraction(n))
+    return val * 60 if m.group(2).lower().startswith("h") else val
+
+
+def inside(inner: Entry, outer: Entry) -> bool:
+    """``inner`` lies within ``outer`` (and is not the same span)."""
+    if inner is outer or inner.end is None or outer.end is None:
+        return False
+    for shift in (0, DAY):
+        s, t = inner.start + shift, inner.end + shift
+        if outer.start <= s and t <= outer.end and (s, t) != (outer.start, outer.end):
+            return True
+    return False

@@ -1,0 +1,284 @@
+"""acs-verify: decide whether a response satisfies one arithmetic constraint, exactly.
+
+``verify(request, response, constraint)`` parses the constraint (``constraints``), extracts the
+quantities it needs from the response (``extract``, ``workouts``, ``timeline``) and compares
+them with zero tolerance, as the human labels do. It abstains (``label=None``) rather than
+guess when the constraint or the response cannot be read; the reason says which.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from toolscore.judges.acs.constraints import Abstain, Constraint, parse_constraint
+from toolscore.judges.acs.extract import extract_meal_plan
+from toolscore.judges.acs.timeline import DAY, Entry, inside, read_schedule
+from toolscore.judges.acs.workouts import Session, extract_sessions, norm_name
+
+
+@dataclass
+class Verdict:
+    """``label`` True/False, or None when the verifier abstains; ``values`` are the figures."""
+
+    label: bool | None
+    reason: str
+    values: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
+
+
+def verify(request: str, response: str, constraint: str, domain: str = "") -> Verdict:
+    """Check one constraint against one response; ``domain`` is the csv's domain, if known."""
+    parsed = parse_constraint(constraint, request, domain)
+    if isinstance(parsed, Abstain):
+        return Verdict(None, f"constraint not understood: {parsed.reason}", kind="unparsed")
+    try:
+        return _check(parsed, response)
+    except _Unreadable as exc:
+        return Verdict(None, f"response not understood: {exc}", kind=parsed.kind)
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _decide(c: Constraint, values: list[Fraction], what: str, extra: dict | None = None
+            ) -> Verdict:
+    """Every value must satisfy the comparison (one value for totals, one per day/session)."""
+    ok = all(c.cmp.holds(v) for v in values)
+    shown = [_num(v) for v in values]
+    bad = [s for v, s in zip(values, shown, strict=False) if not c.cmp.holds(v)]
+    why = f"{what} {shown} {'all' if len(values) > 1 else ''} {c.cmp}".replace("  ", " ")
+    if not ok:
+        why = f"{what} {shown}: {bad} fail {c.cmp}"
+    return Verdict(ok, why, {"values": shown, **(extra or {})}, c.kind)
+
+
+def _num(v: Fraction) -> int | float:
+    return v.numerator if v.denominator == 1 else float(v)
+
+
+def _check(c: Constraint, response: str) -> Verdict:
+    if c.kind in ("days", "meals_per_day", "meals_total", "nutrient"):
+        return _check_meals(c, response)
+    if c.kind in ("sessions", "exercises", "exercises_total", "session_minutes",
+                  "session_calories", "tonnage"):
+        return _check_workout(c, extract_sessions(response))
+    entries = read_schedule(response)
+    if not entries:
+        raise _Unreadable("no timed schedule entries")
+    return _check_schedule(c, entries)
+
+
+def _check_meals(c: Constraint, response: str) -> Verdict:
+    plan = extract_meal_plan(response)
+    if not plan.days:
+        raise _Unreadable("no days found")
+    if c.kind == "days":
+        return _decide(c, [Fraction(len(plan.days))], "days")
+    if c.kind == "meals_per_day":
+        counts = [Fraction(len(d.meals)) for d in plan.days]
+        if not any(counts):
+            raise _Unreadable("no meal headers found")
+        return _decide(c, counts, "meals per day")
+    if c.kind == "meals_total":
+        return _decide(c, [Fraction(sum(len(d.meals) for d in plan.days))], "meals in total")
+    missing = [d.title for d in plan.days if not d.mentions.get(c.target)]
+    if missing:
+        raise _Unreadable(f"no {c.target} figures in {missing[0]}")
+    per_day = [d.totals[c.target] for d in plan.days]
+    if c.scope == "total":
+        return _decide(c, [sum(per_day, Fraction(0))], f"{c.target} over the plan",
+                       {"per_day": [_num(v) for v in per_day]})
+    return _decide(c, per_day, f"{c.target} per day")
+
+
+def tonnage(s: Session) -> Fraction:
+    """Σ sets × reps × weight; bodyweight moves count at their stated weight, '-' as 0."""
+    total = Fraction(0)
+    for e in s.real:
+        if e.sets is not None and e.reps is not None and e.weight is not None:
+            total += e.sets * e.reps * e.weight
+    return total * s.rounds
+
+
+def _check_workout(c: Constraint, sessions: list[Session]) -> Verdict:
+    if not sessions:
+        raise _Unreadable("no sessions found")
+    if c.kind == "sessions":
+        return _decide(c, [Fraction(len(sessions))], "sessions")
+    if c.kind == "exercises":
+        return _decide(c, [Fraction(len(s.real)) for s in sessions], "exercises per session")
+    if c.kind == "exercises_total":
+        names = {norm_name(e.name) for s in sessions for e in s.real}
+        return _decide(c, [Fraction(len(names))], "distinct exercises")
+    values: list[Fraction] = []
+    for s in sessions:
+        if c.kind == "tonnage":
+            if not any(e.sets is not None and e.weight is not None for e in s.real):
+                raise _Unreadable(f"no sets x reps x weight in {s.title}")
+            values.append(tonnage(s))
+            continue
+        attr = "minutes" if c.kind == "session_minutes" else "calories"
+        total = Fraction(0)
+        for e in s.exercises:
+            v = getattr(e, attr)
+            if v is None and not e.rest:
+                raise _Unreadable(f"no {attr} for {e.name!r} in {s.title}")
+            total += v or 0
+        values.append(total * s.rounds)
+    what = {"tonnage": "kg per session", "session_minutes": "minutes per session",
+            "session_calories": "calories per session"}[c.kind]
+    if c.scope == "total":
+        return _decide(c, [sum(values, Fraction(0))], what.replace("per session", "in total"))
+    return _decide(c, values, what)
+
+
+# --- schedules -------------------------------------------------------------------------
+
+_STOP = {"a", "an", "the", "of", "for", "to", "and", "in", "on", "at", "my", "your", "with",
+         "from", "during", "some", "daily", "each", "per", "day", "schedule", "total"}
+_OPTIONAL = {"break", "session", "time", "period", "block", "slot", "activity", "routine"}
+_MEALS = {"breakfast", "lunch", "dinner", "brunch", "supper", "meal"}
+_PART_RANGES = {"morning": [(240, 720)], "afternoon": [(720, 1080)],
+                "evening": [(1020, 1440), (0, 120)], "night": [(1200, 1440), (0, 300)]}
+
+
+def stem(word: str) -> str:
+    """A crude stem so 'studying'~'study', 'commuting'~'commute', 'hobbies'~'hobby'."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def _words(text: str) -> list[str]:
+    return [stem(w) for w in re.findall(r"[a-z]+", re.sub(r"\([^)]*\)", " ", text.lower()))]
+
+
+def _category(activity: str) -> str:
+    ws = set(_words(activity))
+    if ws & {"commut", "travel"}:
+        return "commute"
+    if ws & {"sleep", "bed", "bedtim"}:
+        return "sleep"
+    if ws & {"meal", "eat"}:
+        return "meals"
+    if ws & {"work", "job"}:
+        return "work"
+    return ""
+
+
+def _matches(e: Entry, category: str, required: set[str]) -> bool:
+    label = re.sub(r"\([^)]*\)", " ", e.label.lower())
+    ws = set(_words(label))
+    if category == "sleep":
+        return bool(ws & {"sleep", "bed", "bedtim"}) and not re.search(
+            r"prepar|get(ting)? ready|wind|routine|brush|before bed", label)
+    if category == "meals":
+        return bool(ws & _MEALS)
+    if category == "commute":
+        return bool(ws & {"commut", "travel"}) or bool(re.search(r"drive (to|home)", label))
+    if category == "work":
+        if not ws & {"work", "job", "office", "shift"} or re.search(
+                r"commut|travel|prepar|get(ting)? ready|homework|work\s*out|after work|"
+                r"to work|from work", label):
+            return False
+        return e.explicit or not re.search(r"\b(end|ends|finish|finished|done|leave|wrap)\b",
+                                           label)
+    return required <= ws
+
+
+def _part_ok(e: Entry, part: str | None) -> bool:
+    if part is None:
+        return True
+    t = e.start % DAY
+    return any(a <= t < b for a, b in _PART_RANGES[part])
+
+
+def _effective(e: Entry, entries: list[Entry]) -> int:
+    """An entry's minutes minus those of entries nested inside it (a lunch inside work)."""
+    return e.minutes - sum(x.minutes for x in entries if inside(x, e))
+
+
+def matching(c: Constraint, entries: list[Entry]) -> list[Entry]:
+    """The entries a schedule constraint is about, strict words first, then without fillers."""
+    activity = re.sub(r"\b(to|from) (work|the office|home)\b", " ", c.target)
+    category = _category(activity)
+    words = {w for w in _words(activity) if w not in _STOP and w not in _PARTS_SET}
+    found: list[Entry] = []
+    for req in (words, words - _OPTIONAL):
+        if not req and not category:
+            continue
+        found = [e for e in entries if _part_ok(e, c.part) and _matches(e, category, req)]
+        if found or category:
+            break
+    if c.direction and found:
+        found = sorted(found, key=lambda e: e.start)
+        pat = r"to work|to the office|to office" if c.direction == "to" else r"home|from|back"
+        named = [e for e in found if re.search(pat, e.label.lower())]
+        found = named or [found[0] if c.direction == "to" else found[-1]]
+    return found
+
+
+_PARTS_SET = {"morning", "afternoon", "evening", "night"}
+
+
+def _check_schedule(c: Constraint, entries: list[Entry]) -> Verdict:
+    if c.kind == "all":
+        verdicts = [_check_schedule(p, entries) for p in c.parts]
+        return Verdict(all(v.label for v in verdicts), "; ".join(v.reason for v in verdicts),
+                       {"parts": [v.values for v in verdicts]}, c.kind)
+    found = matching(c, entries)
+    shown = [f"{_hhmm(e.start)}-{_hhmm(e.end or e.start)} {e.label[:30]}" for e in found]
+    if c.kind == "activity_count":
+        return _decide(c, [Fraction(len(found))], f"{c.target!r} entries", {"entries": shown})
+    if c.kind == "activity_time":
+        if not found:
+            return Verdict(False, f"no {c.target!r} entry", {}, c.kind)
+        ok = (c.start is None or found[0].start % DAY == c.start) and (
+            c.end is None or (found[-1].end or 0) % DAY == c.end)
+        if c.start is None and c.end is None:
+            ok = c.cmp.holds(found[0].start % DAY)
+        return Verdict(ok, f"{c.target!r} at {shown}", {"entries": shown}, c.kind)
+    if not found:
+        return Verdict(False, f"no {c.target!r} entry in the schedule", {"minutes": 0}, c.kind)
+    each = [Fraction(_effective(e, entries)) for e in found]
+    total = sum(each, Fraction(0))
+    extra = {"entries": shown, "minutes": _num(total)}
+    if c.each_entry:
+        if len(found) < 2:
+            return Verdict(False, f"{c.target!r}: only {len(found)} entry", extra, c.kind)
+        verdict = _decide(c, each, f"{c.target!r} minutes each", extra)
+    elif c.single and any(c.cmp.holds(v) for v in each):
+        verdict = Verdict(True, f"{c.target!r}: one entry {c.cmp} minutes", extra, c.kind)
+    else:
+        verdict = _decide(c, [total], f"{c.target!r} minutes", extra)
+    anchors = _anchors(c, found)
+    if verdict.label and anchors:
+        return Verdict(False, f"{verdict.reason}; {anchors}", extra, c.kind)
+    return verdict
+
+
+def _anchors(c: Constraint, found: list[Entry]) -> str:
+    """'' when the start/end times the constraint names hold, else what is wrong."""
+    first = min(e.start for e in found) % DAY
+    last = max(e.end or e.start for e in found) % DAY
+    if c.start is not None and first != c.start:
+        return f"starts {_hhmm(first)}, not {_hhmm(c.start)}"
+    if c.end is not None and (last > c.end if c.end_by else last != c.end):
+        return f"ends {_hhmm(last)}, not {'by ' if c.end_by else ''}{_hhmm(c.end)}"
+    return ""
+
+
+def _hhmm(m: int) -> str:
+    m %= DAY
+    return f"{m // 60:02d}:{m % 60:02d}"
