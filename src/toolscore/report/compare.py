@@ -1,0 +1,203 @@
+"""Compare two runs sample by sample: is B better than A, by how much, and is it more than noise?
+
+Two runs of one benchmark score the same (sample, epoch) pairs, so the comparison is *paired*:
+each metric's difference is the mean of per-sample differences, with a seeded paired bootstrap
+interval and a paired test (exact McNemar for pass/fail metrics, Wilcoxon signed-rank or the
+sign test for numeric ones). Only pairs that finished (status ``ok``) in both runs are compared;
+an infrastructure error is not the assistant's failure and must not count against either side.
+
+Numbers are only comparable when everything but the thing under test is the same, so the result
+also carries warnings when the runs differ in dataset, embedder, judge, scoring mode or any other
+benchmark setting — a 3-point gain from switching the embedder is not a better assistant.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toolscore.runs.store import RunStore
+from toolscore.stats.paired import (
+    mcnemar_exact,
+    paired_bootstrap_diff,
+    sign_test,
+    wilcoxon_signed_rank,
+)
+
+PRIMARY = "success"  # the pass/fail metric whose flipped samples are listed
+CONTINUOUS_TESTS = {"wilcoxon": wilcoxon_signed_rank, "sign": sign_test}
+# benchmark_config keys grouped under the name a warning gives them
+_KEY_GROUPS = (
+    ("dataset", ("data_dir", "data", "checksum", "sha256", "dataset")),
+    ("embedder", ("embedder",)),
+    ("judge", ("judge",)),
+    ("strict mode", ("strict",)),
+)
+Key = tuple[str, int]
+
+
+def _load(path: str | Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+    store = RunStore(path)
+    return store.read_config(), store.latest()
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _metric_names(records: Sequence[dict[str, Any]]) -> list[str]:
+    """Numeric scalar score names, in order of first appearance, the primary metric first."""
+    names: dict[str, None] = {}
+    for r in records:
+        for key, value in (r.get("scores") or {}).items():
+            if isinstance(value, (bool, int, float)):
+                names[key] = None
+    ordered = list(names)
+    if PRIMARY in names:
+        ordered.remove(PRIMARY)
+        ordered.insert(0, PRIMARY)
+    return ordered
+
+
+def _group(key: str) -> str:
+    for group, needles in _KEY_GROUPS:
+        if any(n in key.lower() for n in needles):
+            return group
+    return "benchmark config"
+
+
+def config_warnings(config_a: dict[str, Any], config_b: dict[str, Any]) -> list[str]:
+    """One line per setting that differs between the runs (other than the model)."""
+    out: list[str] = []
+    if config_a.get("benchmark") != config_b.get("benchmark"):
+        out.append(f"benchmark differs: {config_a.get('benchmark')!r} vs "
+                   f"{config_b.get('benchmark')!r}")
+    bench_a = config_a.get("benchmark_config") or {}
+    bench_b = config_b.get("benchmark_config") or {}
+    keys = list(dict.fromkeys([*bench_a, *bench_b]))
+    if "embedder_id" in bench_a and "embedder_id" in bench_b and "embedder" in keys:
+        keys.remove("embedder")  # the id says it more precisely
+    for key in keys:
+        if bench_a.get(key) != bench_b.get(key):
+            out.append(f"{_group(key)} differs: {key} = {bench_a.get(key)!r} vs "
+                       f"{bench_b.get(key)!r}")
+    for key in sorted(set(config_a) | set(config_b)):  # run-level judge or dataset identities
+        if _group(key) in ("dataset", "judge") and config_a.get(key) != config_b.get(key):
+            out.append(f"{_group(key)} differs: {key} = {config_a.get(key)!r} vs "
+                       f"{config_b.get(key)!r}")
+    ver_a = (config_a.get("versions") or {}).get("toolscore")
+    ver_b = (config_b.get("versions") or {}).get("toolscore")
+    if ver_a != ver_b:
+        out.append(f"scored by different toolscore versions: {ver_a} vs {ver_b} "
+                   "(rescore both with `toolscore score` to compare like with like)")
+    return out
+
+
+def _flips(shared: list[Key], recs_a: dict[Key, dict[str, Any]],
+           recs_b: dict[Key, dict[str, Any]], metric: str) -> dict[str, list[dict[str, Any]]]:
+    lost, gained = [], []
+    for key in shared:
+        a = (recs_a[key].get("scores") or {}).get(metric)
+        b = (recs_b[key].get("scores") or {}).get(metric)
+        if not isinstance(a, bool) or not isinstance(b, bool) or a == b:
+            continue
+        item = {"id": key[0], "epoch": key[1],
+                "split": (recs_a[key].get("meta") or {}).get("split")}
+        (lost if a else gained).append(item)
+    return {"metric": metric, "pass_a_fail_b": lost, "fail_a_pass_b": gained}
+
+
+def compare_metric(name: str, a: Sequence[Any], b: Sequence[Any], *, continuous_test: str,
+                   n_resamples: int, seed: int) -> dict[str, Any]:
+    """Means, paired difference with bootstrap interval, and paired test for one metric.
+
+    Pairs where either side is missing (``None``, nan) are dropped; ``n`` says how many were
+    used. A metric whose values are all booleans is tested with exact McNemar.
+    """
+    pairs = [(_number(x), _number(y), isinstance(x, bool) and isinstance(y, bool))
+             for x, y in zip(a, b, strict=True)]
+    used = [(x, y, flag) for x, y, flag in pairs if x is not None and y is not None]
+    xs = np.array([u[0] for u in used], dtype=float)
+    ys = np.array([u[1] for u in used], dtype=float)
+    binary = bool(used) and all(u[2] for u in used)
+    row: dict[str, Any] = {"metric": name, "kind": "binary" if binary else "continuous",
+                           "n": len(used),
+                           "rate": bool(used) and bool(np.all((xs >= 0) & (xs <= 1))
+                                                       and np.all((ys >= 0) & (ys <= 1)))}
+    if not used:
+        return {**row, "mean_a": None, "mean_b": None, "diff": None, "ci_low": None,
+                "ci_high": None, "test": None, "statistic": None, "p_value": None}
+    diff, low, high = paired_bootstrap_diff(xs, ys, n_resamples=n_resamples, seed=seed)
+    test = mcnemar_exact(xs, ys) if binary else CONTINUOUS_TESTS[continuous_test](xs, ys)
+    return {**row, "mean_a": float(xs.mean()), "mean_b": float(ys.mean()), "diff": diff,
+            "ci_low": low, "ci_high": high, "test": test.test, "statistic": test.statistic,
+            "p_value": test.p_value}
+
+
+def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str] | None = None,
+                 continuous_test: str = "wilcoxon", n_resamples: int = 2000,
+                 seed: int = 0) -> dict[str, Any]:
+    """Paired comparison of two run directories; a JSON-able dict (see the module docstring).
+
+    ``diff`` is always B minus A. ``metrics`` restricts the comparison to the named scores
+    (default: every numeric per-sample score). The bootstrap is seeded, so the same two runs
+    always give the same intervals.
+    """
+    if continuous_test not in CONTINUOUS_TESTS:
+        raise ValueError(f"unknown test {continuous_test!r}; choose one of "
+                         f"{', '.join(CONTINUOUS_TESTS)}")
+    config_a, recs_a = _load(run_a)
+    config_b, recs_b = _load(run_b)
+    ok_a = {k for k, r in recs_a.items() if r.get("status") == "ok"}
+    ok_b = {k for k, r in recs_b.items() if r.get("status") == "ok"}
+    shared = sorted(ok_a & ok_b, key=lambda k: (k[1], k[0]))
+    shared_recs = [recs_a[k] for k in shared] + [recs_b[k] for k in shared]
+    names = list(metrics) if metrics is not None else _metric_names(shared_recs)
+    rows = []
+    for name in names:
+        a = [(recs_a[k].get("scores") or {}).get(name) for k in shared]
+        b = [(recs_b[k].get("scores") or {}).get(name) for k in shared]
+        rows.append(compare_metric(name, a, b, continuous_test=continuous_test,
+                                   n_resamples=n_resamples, seed=seed))
+    warnings = config_warnings(config_a, config_b)
+    only_a, only_b = len(set(recs_a) - set(recs_b)), len(set(recs_b) - set(recs_a))
+    if only_a or only_b:
+        warnings.append(f"samples in only one run are not compared: {only_a} only in A, "
+                        f"{only_b} only in B")
+    err_a = sum(1 for k in set(recs_a) & set(recs_b) if k not in ok_a)
+    err_b = sum(1 for k in set(recs_a) & set(recs_b) if k not in ok_b)
+    if err_a or err_b:
+        warnings.append(f"samples that errored in either run are not compared: {err_a} errors "
+                        f"in A, {err_b} in B")
+    if not shared:
+        warnings.append("the runs share no successfully finished (sample, epoch): "
+                        "nothing to compare")
+    if len({k[0] for k in shared}) < len(shared):
+        warnings.append("several epochs of a sample are compared as separate pairs; they are "
+                        "not independent, so p-values and intervals are somewhat optimistic")
+    primary = PRIMARY if PRIMARY in names else next(
+        (r["metric"] for r in rows if r["kind"] == "binary"), None)
+    flips = _flips(shared, recs_a, recs_b, primary) if primary else None
+    return {
+        "run_a": _describe(run_a, config_a), "run_b": _describe(run_b, config_b),
+        "shared": len(shared), "only_a": only_a, "only_b": only_b,
+        "errors_a": err_a, "errors_b": err_b,
+        "continuous_test": continuous_test, "bootstrap": {"n_resamples": n_resamples,
+                                                          "seed": seed, "confidence": 0.95},
+        "metrics": rows, "flips": flips, "warnings": warnings,
+    }
+
+
+def _describe(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
+    bench = config.get("benchmark_config") or {}
+    return {"path": str(path), "benchmark": config.get("benchmark"), "model": config.get("model"),
+            "embedder": bench.get("embedder_id") or bench.get("embedder"),
+            "strict": bench.get("strict"), "epochs": config.get("epochs")}
