@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from toolscore.judges.acs.timeline import DAY, TIME, clock, duration_minutes
+from toolscore.judges.acs.timeline import DAY, DURATION, TIME, clock, duration_minutes
 
 _NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
 _GE = (r"at least|a minimum of|\bminimum\b|\bminimal\b|\bmin\b|no less than|not less than|"
@@ -61,7 +61,7 @@ class Constraint:
 
     kind: days | meals_per_day | meals_total | nutrient | sessions | exercises |
     exercises_total | session_minutes | session_calories | tonnage | activity_minutes |
-    activity_count | activity_time | all (every one of ``parts`` must hold).
+    activity_count | activity_time | conjunction (every one of ``parts`` must hold).
     scope: "each" (every day / session must pass) or "total" (summed over the plan).
     """
 
@@ -151,19 +151,22 @@ def _meal(raw: str, t: str, request: str) -> Constraint | Abstain:
         total = bool(re.search(r"per day (?:for|over|x|×) \d+ days|\bx\s*\d+\s*days|"
                                r"across all days|entire (?:meal )?plan|whole (?:meal )?plan|"
                                r"over (?:the )?\d+ days", raw, re.I))
-        return Constraint("nutrient", _cmp(t, value), "total" if total else "each", nutrient,
-                          text=raw)
-    if re.search(r"\bmeals?\b(?![\s-]*plan)", t):
-        value = _number_near(t, r"meals?") or _count_value(t)
+        scope = ("meal" if re.search(r"\b(?:each|every|per) meal\b", t)
+                 else "total" if total else "each")
+        return Constraint("nutrient", _cmp(t, value), scope, nutrient, text=raw)
+    what = re.search(r"\b(meals?|snacks?)\b(?![\s-]*plan)", t)
+    if what:
+        value = _number_near(t, r"(?:\w+\s)?(?:meals?|snacks?)") or _count_value(t)
         if value is None:
             return Abstain("no number of meals")
         per_day = re.search(r"per day|each day|every day|a day\b|daily|/day|per each day", t)
+        target = "snack" if what.group(1).startswith("snack") else ""
         return Constraint("meals_per_day" if per_day else "meals_total", _cmp(t, value),
-                          text=raw)
-    if re.search(r"\bdays?\b", t):
-        value = _number_near(t, r"days?\b") or _count_value(t)
-        if value is None:
-            return Abstain("no number of days")
+                          target=target, text=raw)
+    value = _number_near(t, r"(?:-|\s)?days?\b")
+    if value is None and re.search(r"number of days|days in the", t):
+        value = _count_value(t)
+    if value is not None:
         return Constraint("days", _cmp(t, value), text=raw)
     return Abstain("meal-plan constraint of an unknown kind")
 
@@ -175,20 +178,29 @@ def _count_value(t: str) -> Fraction | None:
     return Fraction(m.group(1).replace(",", "")) if m else None
 
 
+def _plan_scope(t: str) -> str:
+    """'each' session unless the sentence sums over the plan ('in total', 'per week')."""
+    if re.search(r"\b(?:per|each|every|a|single) (?:session|workout|day|class)\b|"
+                 r"\bin each\b|\beach (?:workout )?session", t):
+        return "each"
+    if re.search(r"\btotal\b|per week|weekly|a week|whole plan|entire plan|all sessions|"
+                 r"combined|across", t):
+        return "total"
+    return "each"
+
+
 def _workout(raw: str, t: str) -> Constraint | Abstain:
     if re.search(r"tonnage|weight lifted|lifting weight|total lift|\blift|\bkg\b|kilogram|volume",
                  t):
         value = _number_near(t, r"kg|kilograms?") or _last_number(t)
         if value is None:
             return Abstain("no tonnage value")
-        scope = "total" if re.search(r"per week|weekly|whole plan|entire plan", t) else "each"
-        return Constraint("tonnage", _cmp(t, value), scope, text=raw)
+        return Constraint("tonnage", _cmp(t, value), _plan_scope(t), text=raw)
     if re.search(r"\bburn|calori|kcal", t):
         value = _number_near(t, r"k?cal") or _last_number(t)
         if value is None:
             return Abstain("no calorie value")
-        scope = "total" if re.search(r"per week|weekly|whole plan|in total", t) else "each"
-        return Constraint("session_calories", _cmp(t, value), scope, text=raw)
+        return Constraint("session_calories", _cmp(t, value), _plan_scope(t), text=raw)
     if re.search(r"\blast|\blong\b|duration|\bminutes?\b|\bmins?\b|\bhours?\b", t):
         value = duration_minutes(t)
         if value is None:
@@ -197,8 +209,7 @@ def _workout(raw: str, t: str) -> Constraint | Abstain:
         cmp = _cmp(t, value)
         if m and m.group(3).startswith("h"):
             cmp = Comparison("between", Fraction(m.group(1)) * 60, Fraction(m.group(2)) * 60)
-        scope = "total" if re.search(r"per week|weekly|whole plan|in total", t) else "each"
-        return Constraint("session_minutes", cmp, scope, text=raw)
+        return Constraint("session_minutes", cmp, _plan_scope(t), text=raw)
     if re.search(r"exercises?", t):
         value = _number_near(t, r"(?:different |distinct |unique )?exercises?") or _count_value(t)
         if value is None:
@@ -208,7 +219,10 @@ def _workout(raw: str, t: str) -> Constraint | Abstain:
         total = re.search(r"\btotal\b|in total|different|distinct|unique|overall", t)
         kind = "exercises_total" if total and not per else "exercises"
         return Constraint(kind, _cmp(t, value), text=raw)
-    if re.search(r"sessions?|workouts?|training days|days (?:per|a) week|times (?:per|a) week", t):
+    if re.search(r"\brest\b|\boff\b", t):
+        return Abstain("rest-day constraints are not supported")
+    if re.search(r"sessions?|workouts?\b(?! (?:plan|routine|program))|training days|"
+                 r"days (?:per|a) week|times (?:per|a) week|\d+ days", t):
         value = (_number_near(t, r"(?:\w+\s)?(?:sessions?|workouts?|days|times)")
                  or _count_value(t))
         if value is None:
@@ -226,8 +240,7 @@ _CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.?\s?m\.?)?|noon|midnight"
 
 
 def _schedule(raw: str) -> Constraint | Abstain:
-    durs = list(re.finditer(r"(\d+(?:\.\d+)?|an?|one|half an?)[\s-]*(?:hours?|hrs?|minutes?|mins?)"
-                            r"\b", raw, re.I))
+    durs = list(re.finditer(DURATION, raw, re.I))
     if len(durs) >= 2:
         cut = raw.rfind(" and ", durs[0].end(), durs[1].start())
         if cut > 0:
@@ -238,7 +251,8 @@ def _schedule(raw: str) -> Constraint | Abstain:
                 return first
             if isinstance(second, Abstain):
                 return second
-            return Constraint("all", Comparison("==", Fraction(1)), parts=(first, second),
+            return Constraint("conjunction", Comparison("==", Fraction(1)),
+                              parts=(first, second),
                               text=raw)
     body = _PREFIX.sub("", raw).strip().rstrip(".")
     lower = body.lower()
@@ -270,8 +284,7 @@ def _schedule(raw: str) -> Constraint | Abstain:
     if pm:
         part = pm.group(1)
         lower = lower[:pm.start()] + lower[pm.end():]
-    dur = re.search(r"(\d+(?:\.\d+)?|an?|one|half an?)[\s-]*(hours?|hrs?|minutes?|mins?)\b"
-                    r"(?:\s+long)?", lower)
+    dur = re.search(DURATION + r"(?:\s+long)?", lower)
     if dur is None:
         return _schedule_point(raw, lower, start, end)
     minutes = duration_minutes(dur.group(0))
@@ -282,10 +295,12 @@ def _schedule(raw: str) -> Constraint | Abstain:
     activity = re.sub(r"^\s*(?:of|for|to|on|devoted to|dedicated to|allocated to|long)\b", "",
                       after).strip(" ,.")
     if not activity or activity in ("long",):
-        # "The lunch break must be 30 minutes long": the activity is the sentence's subject.
-        subject = re.split(r"\b(?:must|should|needs? to|has to|shall|is|lasts?)\b", raw,
-                           flags=re.I)[0].lower()
-        activity = re.sub(r"\b(?:the|a|an|daily|schedule's|schedule)\b", " ", subject).strip()
+        # "Work hours must not exceed 8 hours": the activity precedes the duration.
+        activity = " ".join(re.sub(
+            r"\b(?:must|should|needs? to|has to|shall|not|be|is|are|include|have|last|lasts|"
+            r"take|takes|of|a|an|the|for|that)\b", " ", _CUES.sub(" ", before)).split())
+    if not activity:
+        activity = _subject(raw)  # "The lunch break must be 30 minutes long"
     activity = _CUES.sub("", activity).strip(" ,.")
     for p in _PARTS:
         if re.search(rf"\b{p}\b", activity) and part is None:
@@ -300,9 +315,23 @@ def _schedule(raw: str) -> Constraint | Abstain:
                       each, direction, single, text=raw)
 
 
+def _subject(raw: str) -> str:
+    """The grammatical subject: 'The lunch break must be ...' -> 'lunch break'."""
+    subject = re.split(r"\b(?:must|should|needs? to|has to|shall|is|lasts?)\b", raw,
+                       flags=re.I)[0].lower()
+    subject = re.sub(r"\b(?:the|a|an|daily|schedule's|schedule|my|i)\b", " ", subject)
+    return " ".join(subject.split())
+
+
 def _schedule_point(raw: str, lower: str, start: int | None, end: int | None
                     ) -> Constraint | Abstain:
     """No duration: a count ('3 meals') or a time of day ('wake up before 7 AM')."""
+    bm = re.search(rf"\bbetween\s+({_CLOCK})\s+and\s+({_CLOCK})", lower)
+    if bm and (lo := _clock(bm.group(1))) is not None and (hi := _clock(bm.group(2))) is not None:
+        act = re.sub(r"\b(must|should|is|be|scheduled|planned|to|that|the|a|an|my)\b", " ",
+                     lower[:bm.start()])
+        return Constraint("activity_time", Comparison("between", Fraction(lo), Fraction(hi)),
+                          "each", " ".join(act.split()) or _subject(raw), text=raw)
     m = re.search(r"(\d+)\s+([a-z][a-z\s-]*?)(?:\s+(?:per|each|a)\s+day)?$", lower.strip())
     if m and not TIME.fullmatch(m.group(0)):
         return Constraint("activity_count", _cmp(lower, Fraction(m.group(1))), "total",
@@ -313,7 +342,7 @@ def _schedule_point(raw: str, lower: str, start: int | None, end: int | None
               "no earlier than": ">="}.get(tm.group(1), "==")
         act = re.sub(r"\b(must|should|is|be|to|that|the|a|an|my|i)\b", " ", lower[:tm.start()])
         return Constraint("activity_time", Comparison(op, Fraction(when)), "each",
-                          " ".join(act.split()), text=raw)
+                          " ".join(act.split()) or _subject(raw), text=raw)
     if start is not None or end is not None:
         act = re.sub(r"\b(must|should|is|be|to|that|the|a|an)\b", " ", lower)
         return Constraint("activity_time", Comparison("==", Fraction(start or 0)), "each",

@@ -54,6 +54,7 @@ class Day:
     meals: list[str] = field(default_factory=list)
     totals: dict[str, Fraction] = field(default_factory=dict)
     mentions: dict[str, int] = field(default_factory=dict)  # how many item values were summed
+    per_meal: list[dict[str, Fraction]] = field(default_factory=list)  # one per meal header
 
 
 @dataclass
@@ -146,6 +147,8 @@ def _read_day(unit: Unit) -> Day:
                 sums.setdefault(k, []).extend(v)
         for k, v in head_vals.items():
             sums.setdefault(k, v)
+        if head is not None:
+            day.per_meal.append({k: sum(v, Fraction(0)) for k, v in sums.items()})
         for k, v in sums.items():
             day.totals[k] = day.totals.get(k, Fraction(0)) + sum(v, Fraction(0))
             day.mentions[k] = day.mentions.get(k, 0) + len(v)

@@ -21,7 +21,8 @@ _T = r"(\d{1,2})(?::(\d{2}))?\s*([ap]\.?\s?m\.?)?"
 TIME = re.compile(rf"\b{_T}(?![\d:])|\b(noon|midnight)\b", re.I)
 _LEAD = re.compile(rf"^~?\s*(?:{_T}|(noon|midnight))\s*"
                    rf"(?:(?:-|–|—|to|until)\s*(?:{_T}|(noon|midnight)))?", re.I)
-_DUR = re.compile(r"\b(\d+(?:\.\d+)?|an?|one|half an?)[\s-]*(hours?|hrs?|minutes?|mins?)\b", re.I)
+DURATION = r"\b(\d+(?:\.\d+)?|an?|one|two|three|half an?)[\s-]*(hours?|hrs?|minutes?|mins?)\b"
+_DUR = re.compile(DURATION, re.I)
 
 
 @dataclass
@@ -57,14 +58,17 @@ def parse_time(text: str) -> int | None:
     return None
 
 
-def _lead(text: str) -> tuple[int, int | None, str] | None:
-    """(start, end, rest of line) when a line starts with a time or a time range."""
+Raw = tuple[int, int | None, str, bool]  # start, end, label, half of day unknown
+
+
+def _lead(text: str) -> Raw | None:
+    """(start, end, rest of line, am/pm unknown) when a line starts with a time or a range."""
     m = _LEAD.match(text)
     if not m:
         return None
     g = m.groups()
     h1, m1, ap1, w1, h2, m2, ap2, w2 = g
-    if not (w1 or m1 or ap1):  # a bare number is a quantity, not a time
+    if not (w1 or m1 or ap1 or ap2):  # a bare number is a quantity, not a time
         return None
     end = None
     if h2 or w2:
@@ -81,13 +85,16 @@ def _lead(text: str) -> tuple[int, int | None, str] | None:
         return None
     rest = text[m.end():].strip()
     rest = re.sub(r"^[:\-–—|,.)]+\s*", "", rest).strip()
-    return start, end, rest
+    unknown = not (ap1 or ap2 or w1) and int(h1) <= 12
+    if unknown and end is not None and end <= start and end + 12 * 60 > start:
+        end += 12 * 60  # "11:00 - 1:00" runs to 1 PM
+    return start, end, rest, unknown
 
 
 def read_schedule(response: str) -> list[Entry]:
     """The timed entries of a schedule, in the order written, with nested breaks made explicit."""
     lines = read_lines(response)
-    raw: list[tuple[int, int | None, str]] = []
+    raw: list[Raw] = []
     heading = ""
     for i, ln in enumerate(lines):
         parsed = _lead(ln.text)
@@ -95,16 +102,16 @@ def read_schedule(response: str) -> list[Entry]:
             if ln.heading or (not ln.bullet and ln.text.endswith(":")):
                 heading = ln.text.rstrip(":")
             continue
-        start, end, label = parsed
+        start, end, label, unknown = parsed
         if not label:
             label = _next_label(lines, i) or heading
-        raw.append((start, end, label))
+        raw.append((start, end, label, unknown))
     if not raw:  # "Breakfast: 7:00 - 7:30 AM" — the activity first, then its time
         for ln in lines:
             m = re.match(r"^([^:(]{2,60})[:(]\s*(.*)$", ln.text)
             parsed = _lead(m.group(2)) if m else None
             if m and parsed:
-                raw.append((parsed[0], parsed[1], m.group(1).strip()))
+                raw.append((parsed[0], parsed[1], m.group(1).strip(), parsed[3]))
     entries = _resolve(_unwrap(raw))
     entries.extend(_embedded(entries))
     return entries
@@ -119,15 +126,22 @@ def _next_label(lines: list[Line], i: int) -> str:
     return ""
 
 
-def _unwrap(raw: list[tuple[int, int | None, str]]) -> list[tuple[int, int | None, str]]:
-    """Entries written after midnight ('12:30 AM Sleep' after '11 PM') belong to the next day."""
+def _unwrap(raw: list[Raw]) -> list[tuple[int, int | None, str]]:
+    """Put every entry on one time line, in the order written.
+
+    '12:30 AM Sleep' after '11 PM' belongs to the next day, and '1:00 - Lunch' written without
+    AM/PM after '11:00 - Work' is 1 PM.
+    """
     out: list[tuple[int, int | None, str]] = []
     offset, prev = 0, None
-    for start, end, label in raw:
-        if prev is not None and start + offset < prev - 12 * 60:
+    for start, end, label, unknown in raw:
+        shift = 0
+        if prev is not None and unknown and start + offset < prev <= start + offset + 12 * 60:
+            shift = 12 * 60
+        elif prev is not None and start + offset < prev - 12 * 60:
             offset += DAY
-        s = start + offset
-        e = None if end is None else end + offset
+        s = start + offset + shift
+        e = None if end is None else end + offset + shift
         out.append((s, e, label))
         prev = s
     return out
@@ -181,7 +195,8 @@ def duration_minutes(text: str) -> Fraction | None:
     if not m:
         return None
     n = m.group(1).lower()
-    val = (Fraction(1, 2) if n.startswith("half") else Fraction(1) if n in ("a", "an", "one")
+    words = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+    val = (Fraction(1, 2) if n.startswith("half") else Fraction(words[n]) if n in words
            else Fraction(n))
     return val * 60 if m.group(2).lower().startswith("h") else val
 

@@ -78,16 +78,23 @@ def _check_meals(c: Constraint, response: str) -> Verdict:
         raise _Unreadable("no days found")
     if c.kind == "days":
         return _decide(c, [Fraction(len(plan.days))], "days")
-    if c.kind == "meals_per_day":
-        counts = [Fraction(len(d.meals)) for d in plan.days]
-        if not any(counts):
+    if c.kind in ("meals_per_day", "meals_total"):
+        counts = [Fraction(sum(1 for m in d.meals if not c.target or c.target in m.lower()))
+                  for d in plan.days]
+        if not any(len(d.meals) for d in plan.days):
             raise _Unreadable("no meal headers found")
-        return _decide(c, counts, "meals per day")
-    if c.kind == "meals_total":
-        return _decide(c, [Fraction(sum(len(d.meals) for d in plan.days))], "meals in total")
+        what = f"{c.target or 'meal'}s"
+        if c.kind == "meals_total":
+            return _decide(c, [sum(counts, Fraction(0))], f"{what} in total")
+        return _decide(c, counts, f"{what} per day")
     missing = [d.title for d in plan.days if not d.mentions.get(c.target)]
     if missing:
         raise _Unreadable(f"no {c.target} figures in {missing[0]}")
+    if c.scope == "meal":
+        meals = [m.get(c.target, Fraction(0)) for d in plan.days for m in d.per_meal]
+        if not meals:
+            raise _Unreadable("no meal headers found")
+        return _decide(c, meals, f"{c.target} per meal")
     per_day = [d.totals[c.target] for d in plan.days]
     if c.scope == "total":
         return _decide(c, [sum(per_day, Fraction(0))], f"{c.target} over the plan",
@@ -139,9 +146,15 @@ def _check_workout(c: Constraint, sessions: list[Session]) -> Verdict:
 # --- schedules -------------------------------------------------------------------------
 
 _STOP = {"a", "an", "the", "of", "for", "to", "and", "in", "on", "at", "my", "your", "with",
-         "from", "during", "some", "daily", "each", "per", "day", "schedule", "total"}
+         "from", "during", "some", "daily", "each", "per", "day", "schedule", "total", "hour",
+         "minut", "every", "dedicated", "allocated"}
 _OPTIONAL = {"break", "session", "time", "period", "block", "slot", "activity", "routine"}
 _MEALS = {"breakfast", "lunch", "dinner", "brunch", "supper", "meal"}
+# Words a schedule may use for the same activity (as stems).
+_SYN_GROUPS = [{"workout", "exercis", "gym", "train", "fitnes"}, {"meditation", "meditat"},
+               {"study", "studi", "homework"}, {"read", "book"}, {"walk", "stroll"},
+               {"nap", "siesta"}, {"hobby", "hobbi"}, {"relax", "unwind", "leisur"}]
+_SYNONYMS = {w: g - {w} for g in _SYN_GROUPS for w in g}
 _PART_RANGES = {"morning": [(240, 720)], "afternoon": [(720, 1080)],
                 "evening": [(1020, 1440), (0, 120)], "night": [(1200, 1440), (0, 300)]}
 
@@ -177,11 +190,11 @@ def _category(activity: str) -> str:
     return ""
 
 
-def _matches(e: Entry, category: str, required: set[str]) -> bool:
+def _matches(e: Entry, category: str, required: set[str], strict: bool = True) -> bool:
     label = re.sub(r"\([^)]*\)", " ", e.label.lower())
     ws = set(_words(label))
     if category == "sleep":
-        return bool(ws & {"sleep", "bed", "bedtim"}) and not re.search(
+        return (bool(ws & {"sleep", "bed", "bedtim"}) or "lights out" in label) and not re.search(
             r"prepar|get(ting)? ready|wind|routine|brush|before bed", label)
     if category == "meals":
         return bool(ws & _MEALS)
@@ -194,7 +207,9 @@ def _matches(e: Entry, category: str, required: set[str]) -> bool:
             return False
         return e.explicit or not re.search(r"\b(end|ends|finish|finished|done|leave|wrap)\b",
                                            label)
-    return required <= ws
+    if strict:
+        return required <= ws
+    return all(w in ws or ws & _SYNONYMS.get(w, set()) for w in required)
 
 
 def _part_ok(e: Entry, part: str | None) -> bool:
@@ -215,10 +230,11 @@ def matching(c: Constraint, entries: list[Entry]) -> list[Entry]:
     category = _category(activity)
     words = {w for w in _words(activity) if w not in _STOP and w not in _PARTS_SET}
     found: list[Entry] = []
-    for req in (words, words - _OPTIONAL):
+    for strict, req in ((True, words), (False, words - _OPTIONAL)):
         if not req and not category:
             continue
-        found = [e for e in entries if _part_ok(e, c.part) and _matches(e, category, req)]
+        found = [e for e in entries
+                 if _part_ok(e, c.part) and _matches(e, category, req, strict)]
         if found or category:
             break
     if c.direction and found:
@@ -233,7 +249,7 @@ _PARTS_SET = {"morning", "afternoon", "evening", "night"}
 
 
 def _check_schedule(c: Constraint, entries: list[Entry]) -> Verdict:
-    if c.kind == "all":
+    if c.kind == "conjunction":
         verdicts = [_check_schedule(p, entries) for p in c.parts]
         return Verdict(all(v.label for v in verdicts), "; ".join(v.reason for v in verdicts),
                        {"parts": [v.values for v in verdicts]}, c.kind)
@@ -242,13 +258,7 @@ def _check_schedule(c: Constraint, entries: list[Entry]) -> Verdict:
     if c.kind == "activity_count":
         return _decide(c, [Fraction(len(found))], f"{c.target!r} entries", {"entries": shown})
     if c.kind == "activity_time":
-        if not found:
-            return Verdict(False, f"no {c.target!r} entry", {}, c.kind)
-        ok = (c.start is None or found[0].start % DAY == c.start) and (
-            c.end is None or (found[-1].end or 0) % DAY == c.end)
-        if c.start is None and c.end is None:
-            ok = c.cmp.holds(found[0].start % DAY)
-        return Verdict(ok, f"{c.target!r} at {shown}", {"entries": shown}, c.kind)
+        return _check_time(c, found, entries, shown)
     if not found:
         return Verdict(False, f"no {c.target!r} entry in the schedule", {"minutes": 0}, c.kind)
     each = [Fraction(_effective(e, entries)) for e in found]
@@ -266,6 +276,26 @@ def _check_schedule(c: Constraint, entries: list[Entry]) -> Verdict:
     if verdict.label and anchors:
         return Verdict(False, f"{verdict.reason}; {anchors}", extra, c.kind)
     return verdict
+
+
+def _check_time(c: Constraint, found: list[Entry], entries: list[Entry], shown: list[str]
+                ) -> Verdict:
+    """'Dinner between 6 and 7 PM', 'wake up before 7 AM', 'work starts at 9 AM'."""
+    if not found and "wake" in c.target:  # waking up is the end of the night's sleep
+        sleep = [e for e in entries if _matches(e, "sleep", set())]
+        found = [Entry((e.end or e.start) % DAY, None, "wake up", False) for e in sleep[-1:]]
+    if not found:
+        return Verdict(False, f"no {c.target!r} entry", {}, c.kind)
+    first = found[0]
+    if c.start is not None or c.end is not None:
+        ok = (c.start is None or first.start % DAY == c.start) and (
+            c.end is None or (found[-1].end or 0) % DAY == c.end)
+    else:
+        ok = c.cmp.holds(first.start % DAY)
+        if ok and c.cmp.op == "between" and first.explicit and first.end is not None:
+            ok = c.cmp.holds(first.end % DAY)
+    return Verdict(ok, f"{c.target!r} at {_hhmm(first.start)}, required {c.cmp} (minutes)",
+                   {"entries": shown}, c.kind)
 
 
 def _anchors(c: Constraint, found: list[Entry]) -> str:

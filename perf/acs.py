@@ -1,0 +1,160 @@
+"""acs-verify against the human labels of the ACS dev set: agreement, coverage and speed.
+
+Prints coverage, accuracy on decided rows, accuracy counting abstentions as wrong, balanced
+accuracy, accuracy on satisfied / unsatisfied rows, predicted-satisfied rate and Cohen's kappa,
+overall, per domain and per constraint kind, then the mean time per row. Two reference points
+from the spec are printed alongside: always "satisfied", and the majority label per constraint
+kind (computed here on the same rows, so it is an optimistic baseline).
+
+    .venv/bin/python perf/acs.py [--data DIR_OR_CSV] [--errors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from toolscore.benchmarks.acs.data import AcsRow, DataError, default_dir, load_rows
+from toolscore.judges.acs import Verdict, verify
+
+
+@dataclass
+class Scored:
+    row: AcsRow
+    verdict: Verdict
+    seconds: float
+
+
+def cohen_kappa(gold: list[bool], pred: list[bool]) -> float:
+    """Agreement beyond chance between two binary raters (1.0 when chance agreement is 1)."""
+    n = len(gold)
+    if n == 0:
+        return float("nan")
+    observed = sum(g == p for g, p in zip(gold, pred, strict=True)) / n
+    pg, pp = sum(gold) / n, sum(pred) / n
+    chance = pg * pp + (1 - pg) * (1 - pp)
+    return 1.0 if chance == 1 else (observed - chance) / (1 - chance)
+
+
+def metrics(items: list[Scored]) -> dict[str, float]:
+    """Abstentions count as wrong everywhere except 'acc_decided' and 'kappa_decided'."""
+    n = len(items)
+    decided = [s for s in items if s.verdict.label is not None]
+    right = [s for s in decided if s.verdict.label == s.row.label]
+    sat = [s for s in items if s.row.label]
+    unsat = [s for s in items if not s.row.label]
+    acc_sat = sum(s.verdict.label is True for s in sat) / len(sat) if sat else float("nan")
+    acc_unsat = (sum(s.verdict.label is False for s in unsat) / len(unsat) if unsat
+                 else float("nan"))
+    parts = [a for a in (acc_sat, acc_unsat) if a == a]
+    # For kappa over all rows an abstention is scored as the label the human did not give.
+    pred_all = [s.verdict.label if s.verdict.label is not None else not s.row.label
+                for s in items]
+    return {
+        "n": n,
+        "coverage": len(decided) / n if n else float("nan"),
+        "acc_decided": len(right) / len(decided) if decided else float("nan"),
+        "acc": len(right) / n if n else float("nan"),
+        "balanced_acc": sum(parts) / len(parts) if parts else float("nan"),
+        "acc_satisfied": acc_sat,
+        "acc_unsatisfied": acc_unsat,
+        "pred_satisfied": (sum(s.verdict.label is True for s in decided) / len(decided)
+                           if decided else float("nan")),
+        "kappa": cohen_kappa([s.row.label for s in items], [bool(p) for p in pred_all]),
+        "kappa_decided": cohen_kappa([s.row.label for s in decided],
+                                     [bool(s.verdict.label) for s in decided]),
+    }
+
+
+COLUMNS = [("n", "d"), ("coverage", "%"), ("acc_decided", "%"), ("acc", "%"),
+           ("balanced_acc", "%"), ("acc_satisfied", "%"), ("acc_unsatisfied", "%"),
+           ("pred_satisfied", "%"), ("kappa", "k")]
+
+
+def _cell(value: float, kind: str, width: int) -> str:
+    if value != value:  # nan: no rows of that label in the group
+        text = "-"
+    elif kind == "d":
+        text = str(int(value))
+    elif kind == "%":
+        text = f"{value:.1%}"
+    else:
+        text = f"{value:.3f}"
+    return f"{text:>{width}}"
+
+
+def table(title: str, groups: dict[str, list[Scored]]) -> None:
+    width = max([len(title), *(len(k) for k in groups)]) + 2
+    widths = [max(len(name), 6) for name, _ in COLUMNS]
+    print(f"{title:<{width}}" + " ".join(f"{name:>{w}}" for (name, _), w in
+                                          zip(COLUMNS, widths, strict=True)))
+    for key, items in groups.items():
+        m = metrics(items)
+        cells = [_cell(m[name], kind, w) for (name, kind), w in zip(COLUMNS, widths, strict=True)]
+        print(f"{key:<{width}}" + " ".join(cells))
+    print()
+
+
+def baselines(items: list[Scored]) -> tuple[float, float]:
+    """(always 'satisfied', majority label per constraint kind) accuracy on these rows."""
+    n = len(items)
+    always = sum(s.row.label for s in items) / n
+    by_kind: dict[str, Counter[bool]] = defaultdict(Counter)
+    for s in items:
+        by_kind[s.verdict.kind or "unparsed"][s.row.label] += 1
+    majority = sum(c.most_common(1)[0][1] for c in by_kind.values()) / n
+    return always, majority
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=None, help=f"csv or folder (default {default_dir()})")
+    ap.add_argument("--errors", action="store_true", help="list every wrong or abstained row")
+    args = ap.parse_args(argv)
+    try:
+        rows = load_rows(args.data)
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    scored: list[Scored] = []
+    for r in rows:
+        t0 = time.perf_counter()
+        v = verify(r.request, r.response, r.constraint, r.domain)
+        scored.append(Scored(r, v, time.perf_counter() - t0))
+
+    print(f"acs-verify on {len(rows)} rows, "
+          f"{len({(r.request, r.response) for r in rows})} requests "
+          f"(abstentions count as wrong except in acc_decided)\n")
+    table("overall", {"all": scored})
+    by_domain: dict[str, list[Scored]] = defaultdict(list)
+    by_kind: dict[str, list[Scored]] = defaultdict(list)
+    for s in scored:
+        by_domain[s.row.domain].append(s)
+        by_kind[s.verdict.kind or "unparsed"].append(s)
+    table("domain", dict(sorted(by_domain.items())))
+    table("constraint kind", dict(sorted(by_kind.items())))
+
+    m = metrics(scored)
+    always, majority = baselines(scored)
+    times = [s.seconds * 1000 for s in scored]
+    print(f"Cohen's kappa, decided rows only: {m['kappa_decided']:.3f}")
+    print(f"baselines: always 'satisfied' {always:.1%}; majority label per constraint kind "
+          f"{majority:.1%}")
+    print(f"time per row: mean {statistics.mean(times):.2f} ms, median "
+          f"{statistics.median(times):.2f} ms, max {max(times):.2f} ms "
+          f"(one row at a time, nothing cached)")
+    if args.errors:
+        print("\nrows not decided correctly:")
+        for s in scored:
+            if s.verdict.label != s.row.label:
+                print(f"  [{s.row.row_id}] human={int(s.row.label)} verifier={s.verdict.label} "
+                      f"{s.row.domain} | {s.row.constraint}\n      {s.verdict.reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
