@@ -1,0 +1,229 @@
+"""The AutoDE benchmark for the runner: user scripts as samples, a dialogue protocol per mode,
+the published slot scoring per sample, and the published aggregation over trials.
+
+Trials are the runner's epochs: trial t of sample ``uuid`` is the record ``(uuid, t)``, so
+``--trials N`` is ``--epochs N``, a killed run resumes trial by trial, and the model cache keeps
+trials apart (the epoch is part of every request's cache key).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from toolscore.benchmarks.autode import prompts, protocol
+from toolscore.benchmarks.autode.data import ApiDoc, UserScript, load_api_docs, load_scripts
+from toolscore.benchmarks.autode.rescore import REFUSAL_REASONS
+from toolscore.benchmarks.autode.scoring import (
+    CaseScore,
+    TrialScore,
+    aggregate_trials,
+    exact_match,
+    filter_arguments,
+    normalised_equal,
+    score_case,
+)
+from toolscore.benchmarks.base import Sample
+from toolscore.types import GenerateConfig, ToolSpec
+
+Mode = Literal["dynamic", "static", "human"]
+MODES = ("dynamic", "static", "human")
+# Generic `toolscore run` options that mean nothing here (accepted so a run.json written by the
+# generic command still loads).
+_IGNORED = frozenset({"split", "tools_mode", "strict", "embedder", "max_calls_per_turn"})
+
+
+class AutoDEBenchmark:
+    name = "autode"
+
+    def __init__(self, data_dir: str | Path, *, mode: Mode = "dynamic",
+                 user_model: str | None = None, user_base_url: str | None = None,
+                 user_cache: str | None = "default", user_temperature: float = 0.0,
+                 user_max_tokens: int = 256, max_turns: int = protocol.MAX_TURNS,
+                 tools: Literal["all", "gold"] = "all", enums: bool = True,
+                 max_tokens: int | None = 512, temperature: float = 0.0, seed: int = 0,
+                 human: Any = None, **ignored: Any) -> None:
+        unknown = set(ignored) - _IGNORED
+        if unknown:
+            raise ValueError(f"autode: unknown option(s) {', '.join(sorted(unknown))}")
+        if mode not in MODES:
+            raise ValueError(f"autode: mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if tools not in ("all", "gold"):
+            raise ValueError(f"autode: tools must be 'all' or 'gold', got {tools!r}")
+        self.data_dir = Path(data_dir)
+        self.mode = mode
+        self.user_model = user_model
+        self.user_base_url = user_base_url
+        self.user_cache = user_cache
+        self.user_temperature = user_temperature
+        self.user_max_tokens = user_max_tokens
+        self.max_turns = max_turns
+        self.tools_mode = tools
+        self.enums = enums
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
+        self.human = human
+        self._samples: list[Sample] | None = None
+        self._docs: list[ApiDoc] | None = None
+        self._user_client: Any = None
+
+    def config(self) -> dict[str, Any]:
+        from toolscore.users.llm import PROMPT_VERSION as USER_PROMPT_VERSION
+
+        cfg: dict[str, Any] = {
+            "data_dir": str(self.data_dir), "mode": self.mode, "max_turns": self.max_turns,
+            "tools": self.tools_mode, "enums": self.enums, "max_tokens": self.max_tokens,
+            "temperature": self.temperature, "seed": self.seed,
+            "assistant_prompt": prompts.PROMPT_VERSION,
+        }
+        if self.mode == "dynamic":
+            cfg.update(user_model=self.user_model or "same as assistant",
+                       user_prompt=USER_PROMPT_VERSION, user_temperature=self.user_temperature,
+                       user_max_tokens=self.user_max_tokens)
+        elif self.mode == "human":
+            cfg["user"] = "human"
+        return cfg
+
+    # -- data --------------------------------------------------------------------------------
+    def samples(self) -> list[Sample]:
+        if self._samples is None:
+            self._samples = [Sample(s.uuid, s, {"api": s.api})
+                             for s in load_scripts(self.data_dir)]
+        return self._samples
+
+    @property
+    def docs(self) -> dict[str, ApiDoc]:
+        if self._docs is None:
+            self._docs = load_api_docs(self.data_dir, enums=self.enums)
+        return {d.name: d for d in self._docs}
+
+    def offered_tools(self, script: UserScript) -> list[ToolSpec]:
+        docs = self.docs
+        if self.tools_mode == "gold":
+            return [docs[script.api].spec] if script.api in docs else []
+        return [d.spec for d in docs.values()]
+
+    # -- protocol ----------------------------------------------------------------------------
+    def user_client(self, model: Any) -> Any:
+        """The user agent's model client: the assistant's own unless ``user_model`` is set."""
+        if self.user_model is None:
+            return getattr(model, "client", model)
+        if self._user_client is None:
+            from toolscore.models import get_model
+            from toolscore.models.client import ModelClient
+
+            options = {"base_url": self.user_base_url} if self.user_base_url else {}
+            cache = None
+            if self.user_cache is not None:
+                from toolscore.data import cache_root
+                from toolscore.models.cache import ResponseCache
+
+                path = (cache_root() / "responses.sqlite" if self.user_cache == "default"
+                        else Path(self.user_cache))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                cache = ResponseCache(path)
+            self._user_client = ModelClient(get_model(self.user_model, **options), cache=cache,
+                                            role="user")
+        return self._user_client
+
+    def make_user(self, model: Any, epoch: int) -> Any:
+        if self.mode == "human":
+            if self.human is None:
+                from toolscore.users import HumanUser
+
+                self.human = HumanUser()
+            return self.human
+        from toolscore.users import LLMUser
+
+        config = GenerateConfig(temperature=self.user_temperature,
+                                max_tokens=self.user_max_tokens, seed=self.seed, epoch=epoch)
+        return LLMUser(self.user_client(model), config)
+
+    async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
+        script: UserScript = sample.data
+        tools = self.offered_tools(script)
+        config = GenerateConfig(temperature=self.temperature, max_tokens=self.max_tokens,
+                                seed=self.seed, epoch=epoch)
+        if self.mode == "static":
+            return await protocol.run_static(script, model, tools, config)
+        return await protocol.run_dynamic(script, model, tools, config,
+                                          self.make_user(model, epoch), mode=self.mode,
+                                          max_turns=self.max_turns)
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
+        """The published per-case scores plus labelled supplementary views (0..1)."""
+        script: UserScript = sample.data
+        slots = output.get("slots") or {}
+        exact = score_case(script.slots, slots)
+        norm = score_case(script.slots, slots, equal=normalised_equal)
+        reason = output.get("reason") or ""
+        doc = self.docs.get(script.api)
+        called = output.get("state") == "success"
+        hallucinated = (any(k not in doc.parameter_names for k in filter_arguments(slots))
+                        if doc is not None else None)
+        return {
+            "precision": exact.precision, "recall": exact.recall, "f1": exact.f1,
+            "normalised": {"precision": norm.precision, "recall": norm.recall, "f1": norm.f1},
+            "exact_match": exact_match(script.slots, slots), "called": called,
+            "api_correct": output.get("called_api") == script.api if called else False,
+            "refusal": any(r in reason for r in REFUSAL_REASONS),
+            "hallucinated": hallucinated, "dialogue_length": len(output.get("content") or []),
+            "ending": reason.split(":")[0] if reason else "API call",
+        }
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        return aggregate_records(records, self.mode)
+
+
+def _mean(values: list[Any]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def aggregate_records(records: list[dict[str, Any]], mode: str = "") -> dict[str, Any]:
+    """Published: per trial (epoch) the macro mean over its cases, then mean over trials and the
+    sample std (ddof=1) of the per-trial values, ×100. Supplementary views and the paper's
+    behaviour analyses are reported beside it, under their own names. Errored samples
+    (infrastructure) are counted and excluded."""
+    ok = [r for r in records if r.get("status") == "ok"]
+    by_trial: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in ok:
+        by_trial[int(r.get("epoch", 0))].append(r["scores"])
+    result: dict[str, Any] = {"mode": mode, "errors": len(records) - len(ok),
+                              "n_cases": len({r["id"] for r in ok}), "n_trials": len(by_trial)}
+    if not by_trial:
+        return result
+
+    def trials(view: str | None) -> list[TrialScore]:
+        out = []
+        for _, scores in sorted(by_trial.items()):
+            cases = [CaseScore(**({k: s[k] for k in ("precision", "recall", "f1")}
+                                  if view is None else s[view])) for s in scores]
+            n = len(cases)
+            out.append(TrialScore(sum(c.precision for c in cases) / n,
+                                  sum(c.recall for c in cases) / n,
+                                  sum(c.f1 for c in cases) / n, cases))
+        return out
+
+    scores = [s for group in by_trial.values() for s in group]
+    successful = [s for s in scores if s["called"]]
+    result["exact"] = aggregate_trials(trials(None)).to_dict()
+    result["trial_sizes"] = [len(by_trial[t]) for t in sorted(by_trial)]
+    result["supplementary"] = {
+        "normalised": aggregate_trials(trials("normalised")).to_dict(),
+        "exact_match_rate": _mean([s["exact_match"] for s in scores]),
+        "call_rate": _mean([s["called"] for s in scores]),
+        "api_accuracy": _mean([s["api_correct"] for s in scores]),
+    }
+    result["analyses"] = {
+        "refusal_rate": _mean([s["refusal"] for s in scores]),
+        "hallucinated_parameter_rate_successful": _mean(
+            [s["hallucinated"] for s in successful if s["hallucinated"] is not None]),
+        "mean_dialogue_length": _mean([s["dialogue_length"] for s in scores]),
+    }
+    result["endings"] = dict(Counter(s["ending"] for s in scores).most_common())
+    return result
