@@ -171,6 +171,9 @@ def data(
         Console().print(f"{name}: {path}")
 
 
+__import__("toolscore.cli_report", fromlist=["register"]).register(app)  # compare, report, export
+
+
 def main() -> None:
     app()
 

@@ -54,17 +54,24 @@ def _number(value: Any) -> float | None:
 
 
 def _metric_names(records: Sequence[dict[str, Any]]) -> list[str]:
-    """Numeric scalar score names, in order of first appearance, the primary metric first."""
+    """Numeric scalar score names: the primary metric, pass/fail ones, rates, then counts."""
     names: dict[str, None] = {}
     for r in records:
         for key, value in (r.get("scores") or {}).items():
             if isinstance(value, (bool, int, float)):
                 names[key] = None
-    ordered = list(names)
-    if PRIMARY in names:
-        ordered.remove(PRIMARY)
-        ordered.insert(0, PRIMARY)
-    return ordered
+    kinds: dict[str, set[type]] = {n: set() for n in names}
+    for r in records:
+        for key, value in (r.get("scores") or {}).items():
+            if key in kinds:
+                kinds[key].add(type(value))
+
+    def rank(name: str) -> int:  # the primary metric, pass/fail, rates, then counts
+        if name == PRIMARY:
+            return 0
+        return 1 if kinds[name] == {bool} else 3 if int in kinds[name] else 2
+
+    return sorted(names, key=rank)
 
 
 def _group(key: str) -> str:
@@ -128,10 +135,10 @@ def compare_metric(name: str, a: Sequence[Any], b: Sequence[Any], *, continuous_
     xs = np.array([u[0] for u in used], dtype=float)
     ys = np.array([u[1] for u in used], dtype=float)
     binary = bool(used) and all(u[2] for u in used)
+    counts = any(type(v) is int for v in (*a, *b))  # integer scores are counts, not rates
+    in_unit = bool(np.all((xs >= 0) & (xs <= 1)) and np.all((ys >= 0) & (ys <= 1)))
     row: dict[str, Any] = {"metric": name, "kind": "binary" if binary else "continuous",
-                           "n": len(used),
-                           "rate": bool(used) and bool(np.all((xs >= 0) & (xs <= 1))
-                                                       and np.all((ys >= 0) & (ys <= 1)))}
+                           "n": len(used), "rate": bool(used) and in_unit and not counts}
     if not used:
         return {**row, "mean_a": None, "mean_b": None, "diff": None, "ci_low": None,
                 "ci_high": None, "test": None, "statistic": None, "p_value": None}

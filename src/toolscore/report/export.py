@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from toolscore.runs.store import RunStore
 
@@ -114,11 +114,11 @@ def load_run(path: str | Path) -> pd.DataFrame:
 def export_run(path: str | Path, fmt: str, out: str | Path | None = None) -> Path:
     """Write a run's table as ``csv``, ``jsonl`` or ``parquet``; returns the file written.
 
-    The default file is ``<run dir>/samples.<fmt>`` (next to the data it was derived from).
+    The default file is ``<run dir>/export.<fmt>``, next to the data it was derived from.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    target = Path(out) if out is not None else Path(path) / f"samples.{fmt}"
+    target = Path(out) if out is not None else Path(path) / f"export.{fmt}"
     if target.resolve() == (Path(path) / "samples.jsonl").resolve():
         raise ValueError(f"{target}: refusing to overwrite the run's own samples.jsonl")
     if fmt == "parquet":
@@ -129,12 +129,18 @@ def export_run(path: str | Path, fmt: str, out: str | Path | None = None) -> Pat
     columns, rows = run_rows(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target, "w", encoding="utf-8", newline="") as fh:
-        if fmt == "csv":
-            writer = csv.DictWriter(fh, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows({k: ("" if v is None else v) for k, v in row.items()}
-                             for row in rows)
-        else:
-            for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        write_rows(fh, fmt, columns, rows)
     return target
+
+
+def write_rows(fh: IO[str], fmt: str, columns: list[str], rows: list[dict[str, Any]]) -> None:
+    """Write rows as CSV (missing values empty) or JSONL (missing values null) to a text stream."""
+    if fmt == "csv":
+        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in rows)
+    elif fmt == "jsonl":
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        raise ValueError(f"{fmt!r} cannot be written to a text stream; use csv or jsonl")

@@ -1,0 +1,238 @@
+"""``toolscore compare``, ``report`` and ``export``: reading finished runs, never running models.
+
+Kept apart from :mod:`toolscore.cli` so the commands that look at results can grow (HTML
+report, more exports) without touching the commands that produce them; ``cli.py`` only calls
+:func:`register`. Like the rest of the CLI: parse, call the library, print; ``--json`` prints
+exactly one document; a user mistake is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from toolscore.runs.store import RunStoreError
+
+err = Console(stderr=True)
+USER_ERRORS = (ValueError, FileNotFoundError, LookupError, RunStoreError, ImportError)
+MAX_FLIPS_SHOWN = 20
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _emit_json(doc: dict[str, Any]) -> None:
+    """One JSON document on stdout; nan (an undefined statistic) becomes null."""
+    sys.stdout.write(json.dumps(_clean(doc), indent=2, sort_keys=True, default=str) + "\n")
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _num(value: Any, pct: bool, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if pct:
+        return f"{100 * value:.{digits}f}%"
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+# -- compare ---------------------------------------------------------------------------------
+def print_comparison(console: Console, result: dict[str, Any]) -> None:
+    a, b = result["run_a"], result["run_b"]
+    title = (f"A = {a['model']} ({a['path']})  vs  B = {b['model']} ({b['path']}) · "
+             f"{result['shared']} shared (sample, epoch) pairs · diff = B - A, 95% bootstrap CI")
+    table = Table(title=escape(title), title_justify="left")
+    for col, justify in (("metric", "left"), ("A", "right"), ("B", "right"),
+                         ("diff [95% CI]", "right"), ("test", "left"), ("p", "right")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for m in result["metrics"]:
+        pct = m["rate"]
+        diff = (f"{_num(m['diff'], pct)} [{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}]"
+                if m["diff"] is not None else "-")
+        table.add_row(m["metric"], _num(m["mean_a"], pct), _num(m["mean_b"], pct), diff,
+                      m["test"] or "-", _p(m["p_value"]))
+    console.print(table)
+    flips = result.get("flips")
+    if flips:
+        for key, label in (("fail_a_pass_b", "fail in A, pass in B"),
+                           ("pass_a_fail_b", "pass in A, fail in B")):
+            items = flips[key]
+            names = ", ".join(f"{f['id']}#{f['epoch']}" for f in items[:MAX_FLIPS_SHOWN])
+            more = f" … and {len(items) - MAX_FLIPS_SHOWN} more" if len(items) > MAX_FLIPS_SHOWN \
+                else ""
+            console.print(f"{flips['metric']} {label}: {len(items)}"
+                          + (f" ({escape(names)}{more})" if items else ""), highlight=False)
+    for w in result["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
+
+
+def compare(
+    run_a: Path = typer.Argument(..., help="Baseline run directory (A)."),
+    run_b: Path = typer.Argument(..., help="Run directory to compare with it (B)."),
+    metric: list[str] | None = typer.Option(None, "--metric",
+                                            help="Compare only this score (repeatable)."),
+    test: str = typer.Option("wilcoxon", help="Paired test for numeric scores: wilcoxon | sign."),
+    resamples: int = typer.Option(2000, help="Bootstrap resamples for the intervals."),
+    seed: int = typer.Option(0, help="Bootstrap seed."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+) -> None:
+    """Paired comparison of two runs: differences with CIs, tests, flipped samples, warnings."""
+    from toolscore.report.compare import compare_runs
+
+    try:
+        result = compare_runs(run_a, run_b, metrics=metric or None, continuous_test=test,
+                              n_resamples=resamples, seed=seed)
+    except USER_ERRORS as e:
+        _fail(str(e))
+        return
+    if json_out:
+        _emit_json(result)
+    else:
+        print_comparison(Console(), result)
+
+
+# -- report ----------------------------------------------------------------------------------
+def _headline_table(title: str, metrics: dict[str, Any]) -> Table:
+    """The benchmark's own per-split metrics; ToolTalk-style runs use the shared table."""
+    from toolscore.report.tables import TOOLTALK_COLUMNS, metrics_table
+
+    splits = {k: v for k, v in metrics.items() if isinstance(v, dict)}
+    known = {key for key, _, _ in TOOLTALK_COLUMNS}
+    if any(known & set(v) for v in splits.values()):
+        return metrics_table(title, metrics)
+    columns = list(dict.fromkeys(k for v in splits.values() for k, x in v.items()
+                                 if isinstance(x, (int, float))))
+    table = Table(title=title, title_justify="left")
+    table.add_column("split")
+    for c in columns:
+        table.add_column(c, justify="right")
+    for split, v in splits.items():
+        table.add_row(split, *(_num(v.get(c), False) for c in columns))
+    return table
+
+
+def _shown_ks(epochs: int) -> list[int]:
+    return list(range(1, epochs + 1)) if epochs <= 4 else sorted({1, 2, epochs // 2, epochs})
+
+
+def _repeats_table(repeats: dict[str, Any]) -> Table:
+    splits = repeats["splits"]
+    epochs = max(s["epochs"] for s in splits.values())
+    ks = _shown_ks(epochs)
+    table = Table(title=f"repeats of {repeats['metric']} ({epochs} epochs) · noise floor = "
+                        "smallest real difference between two runs at 95%", title_justify="left")
+    table.add_column("split")
+    table.add_column("samples", justify="right")
+    for k in ks:
+        table.add_column(f"pass@{k}", justify="right")
+    for k in ks[1:]:
+        table.add_column(f"pass^{k}", justify="right")
+    for col in ("flip rate", "noise floor (1 run)", f"noise floor ({epochs} epochs)",
+                "empirical (1 run)"):
+        table.add_column(col, justify="right")
+    order = [s for s in splits if s != "all"] + (["all"] if "all" in splits else [])
+    for name in order:
+        s = splits[name]
+        table.add_row(name, str(s["samples"]),
+                      *(_num(s["pass_at_k"].get(str(k)), True) for k in ks),
+                      *(_num(s["pass_hat_k"].get(str(k)), True) for k in ks[1:]),
+                      _num(s["flip_rate"], True), _num(s["noise_floor"], True),
+                      _num(s["noise_floor_k_epochs"], True),
+                      _num(s["noise_floor_empirical"], True))
+    return table
+
+
+def print_overview(console: Console, doc: dict[str, Any]) -> None:
+    mode = "strict" if doc["strict"] else "reference"
+    parts = [str(doc["benchmark"]), f"model {doc['model']}", f"embedder {doc['embedder']}"]
+    if doc.get("judge"):
+        parts.append(f"judge {doc['judge']}")
+    parts += [f"{mode} mode", f"epochs {doc['epochs']}",
+              "seeds " + ", ".join(f"{k}={v}" for k, v in doc["seeds"].items())]
+    title = escape(" · ".join(parts))
+    if doc["metrics"]:
+        console.print(_headline_table(title, doc["metrics"]))
+    else:
+        console.print(title + " · no scores.json (run `toolscore score` on it)")
+    counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
+    console.print(f"samples {counts['samples']} · (sample, epoch) records {counts['records']} · "
+                  f"errors (excluded from scores) {counts['errors']}", highlight=False)
+    if doc["repeats"]:
+        console.print(_repeats_table(doc["repeats"]))
+    u = doc["usage"]
+    console.print(f"tokens {u['tokens']} (in {u['input_tokens']}, out {u['output_tokens']}) · "
+                  f"tokens per run (epoch) {u['tokens_per_run']:.0f} · model calls {u['calls']} "
+                  f"(cached {u['cached_calls']})", highlight=False)
+
+
+def report(
+    run_dir: Path = typer.Argument(..., help="Run directory."),
+    seed: int = typer.Option(0, help="Seed of the empirical noise-floor bootstrap."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+) -> None:
+    """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens."""
+    from toolscore.report.overview import run_overview
+
+    try:
+        doc = run_overview(run_dir, seed=seed)
+    except USER_ERRORS as e:
+        _fail(str(e))
+        return
+    if json_out:
+        _emit_json(doc)
+    else:
+        print_overview(Console(), doc)
+
+
+# -- export ----------------------------------------------------------------------------------
+def export(
+    run_dir: Path = typer.Argument(..., help="Run directory."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="csv | jsonl | parquet."),
+    out: str | None = typer.Option(None, "--out", "-o",
+                                   help="Output file ('-' = stdout for csv/jsonl; "
+                                        "default RUN_DIR/export.FORMAT)."),
+) -> None:
+    """Write one row per (sample, epoch): id, epoch, split, status, scalar scores, tokens, time."""
+    from toolscore.report.export import export_run, run_rows, write_rows
+
+    try:
+        if out == "-":
+            columns, rows = run_rows(run_dir)
+            write_rows(sys.stdout, fmt, columns, rows)
+            return
+        target = export_run(run_dir, fmt, out)
+    except USER_ERRORS as e:
+        _fail(str(e))
+        return
+    err.print(f"wrote {target}", highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``compare``, ``report`` and ``export`` to the ``toolscore`` command."""
+    app.command()(compare)
+    app.command()(report)
+    app.command()(export)
