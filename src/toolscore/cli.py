@@ -172,6 +172,7 @@ def data(
 
 
 __import__("toolscore.cli_report", fromlist=["register"]).register(app)  # compare, report, export
+__import__("toolscore.cli_autode", fromlist=["register"]).register(app)  # autode, agree
 
 
 def main() -> None:
