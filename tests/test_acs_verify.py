@@ -12,7 +12,6 @@ from toolscore.judges.acs import verify
 from toolscore.judges.acs.constraints import Abstain, Comparison, comparison_op, parse_constraint
 from toolscore.judges.acs.extract import extract_meal_plan, nutrient_values
 from toolscore.judges.acs.markdown import read_lines, split_units, unit_numbers
-from toolscore.judges.acs.timeline import read_schedule
 from toolscore.judges.acs.verify import tonnage
 from toolscore.judges.acs.workouts import extract_sessions
 
@@ -75,6 +74,28 @@ def test_constraint_kinds(text: str, domain: str, kind: str, scope: str, value: 
     c = parse_constraint(text, "", domain)
     assert not isinstance(c, Abstain), c
     assert (c.kind, c.scope, c.cmp.value) == (kind, scope, value)
+
+
+@pytest.mark.parametrize("text,domain,low,high", [
+    ("Each session must last at least 40 minutes and at most 55 minutes.",
+     "workout-routine_cardio", 40, 55),
+    ("Each session must last between 1 and 1.5 hours.", "workout-routine_cardio", 60, 90),
+    ("The daily fat intake must be between 50 and 65 grams.", "meal-planning", 50, 65),
+    ("The schedule must include between 7 and 8 hours of sleep.", "schedule", 420, 480),
+])
+def test_ranges(text: str, domain: str, low: int, high: int) -> None:
+    c = parse_constraint(text, "", domain)
+    assert not isinstance(c, Abstain)
+    assert (c.cmp.op, c.cmp.value, c.cmp.high) == ("between", low, high)
+
+
+def test_per_exercise_scope() -> None:
+    text = "**Session 1**\n* Rowing: 12 minutes\n* Rest: 2 minutes\n* Cycling: 8 minutes\n"
+    c = parse_constraint("Each exercise must last at least 10 minutes.", "",
+                         "workout-routine_cardio")
+    assert not isinstance(c, Abstain) and c.scope == "exercise"
+    v = verify("", text, "Each exercise must last at least 10 minutes.", "workout-routine_cardio")
+    assert v.label is False and v.values["values"] == [12, 8]
 
 
 def test_snack_count_is_its_own_target() -> None:
@@ -300,61 +321,6 @@ def test_strength_tonnage_conventions() -> None:
     assert v.label is False and v.values["values"] == [5460, 5460, 3470]
     assert verify("", STRENGTH, "Number of exercises per session must be equal to 3",
                   "workout-routine_strength").label is False
-
-
-# --- schedules -------------------------------------------------------------------------
-
-SCHEDULE = """**My Day**
-
-**6:30 AM:** Wake up
-**7:00 AM - 7:45 AM:** Breakfast
-**8:00 AM - 4:30 PM:** Work (includes lunch break from 12:00 PM - 12:30 PM)
-**4:30 PM** Commute home
-**5:15 PM** Gym
-**6:15 PM** Dinner
-**7:00 PM** Free time
-**10:00 PM** Prepare for bed
-**10:30 PM** Sleep
-"""
-
-
-def test_schedule_entries() -> None:
-    entries = read_schedule(SCHEDULE)
-    labels = [e.label for e in entries]
-    assert labels[:3] == ["Wake up", "Breakfast",
-                          "Work (includes lunch break from 12:00 PM - 12:30 PM)"]
-    assert entries[-1].label == "lunch break" and entries[-1].minutes == 30
-    sleep = next(e for e in entries if e.label == "Sleep")
-    assert sleep.minutes == 8 * 60  # 10:30 PM to the first entry, 6:30 AM
-
-
-@pytest.mark.parametrize("constraint,label", [
-    ("The schedule must include 8 hours of sleep.", True),
-    ("The schedule must include exactly 8.5 hours of work.", False),  # lunch is cut out
-    ("The schedule must include 8 hours of work starting at 8 AM.", True),
-    ("The schedule must include 8 hours of work ending at 5 pm.", False),
-    ("The schedule must include at least 2 hours for meals.", True),  # 45 + 30 + 45
-    ("The schedule must include a 1-hour workout in the evening.", True),  # gym ~ workout
-    ("The schedule must include 3 hours of free time in the evening.", True),
-    ("The schedule must include a 45-minute commute for each direction.", False),
-])
-def test_schedule_verdicts(constraint: str, label: bool) -> None:
-    v = verify("", SCHEDULE, constraint, "schedule")
-    assert v.label is label, v.reason
-
-
-def test_schedule_without_am_pm_and_heading_labels() -> None:
-    text = "**Sleep**\n* 11:00 PM - 7:00 AM\n**Work**\n* 9:00 - 12:00\n* 1:00 - 5:00\n"
-    entries = read_schedule(text)
-    assert [(e.label, e.minutes) for e in entries] == [("Sleep", 480), ("Work", 180),
-                                                       ("Work", 240)]
-    assert verify("", text, "The schedule must include 7 hours of work.", "schedule").label
-
-
-def test_schedule_time_points() -> None:
-    text = "6:00 AM - Wake up\n6:30 PM - 7:15 PM Dinner\n10:00 PM - Sleep\n"
-    assert verify("", text, "Dinner must be between 6 PM and 8 PM.", "schedule").label is True
-    assert verify("", text, "I must wake up before 6 AM.", "schedule").label is False
 
 
 # --- the released dev set --------------------------------------------------------------

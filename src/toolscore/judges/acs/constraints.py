@@ -96,10 +96,13 @@ def comparison_op(text: str) -> str:
     return "=="
 
 
-def _cmp(text: str, value: Fraction) -> Comparison:
-    m = re.search(rf"between\s+{_NUM}\s*\w*\s+and\s+{_NUM}", text, re.I)
+def _cmp(text: str, value: Fraction, scale: Fraction | int = 1) -> Comparison:
+    """The comparison with ``value``; a range ('between 30 and 45', 'at least 30 and at most
+    45') is read from the text and multiplied by ``scale`` (60 when it is in hours)."""
+    m = (re.search(rf"between\s+{_NUM}\s*[a-z-]*\s+and\s+{_NUM}", text, re.I)
+         or re.search(rf"(?:{_GE})\s*{_NUM}[^.;]*?\band\b[^.;]*?(?:{_LE})\s*{_NUM}", text, re.I))
     if m:
-        lo, hi = Fraction(m.group(1).replace(",", "")), Fraction(m.group(2).replace(",", ""))
+        lo, hi = (Fraction(g.replace(",", "")) * scale for g in m.groups()[-2:])
         return Comparison("between", min(lo, hi), max(lo, hi))
     return Comparison(comparison_op(text), value)
 
@@ -173,13 +176,16 @@ def _meal(raw: str, t: str, request: str) -> Constraint | Abstain:
 
 def _count_value(t: str) -> Fraction | None:
     """'number of days = 2', 'must be equal to 4', 'is 4' -> the number."""
-    m = re.search(rf"(?:=|equal(?:s)?(?: to)?|\bis|\bbe|\bof|\bhave|\binclude|\bcontain)\s*"
+    m = re.search(rf"(?:=|:|equal(?:s)?(?: to)?|\bis|\bbe|\bof|\bhave|\binclude|\bcontain)\s*"
                   rf"(?:exactly\s+|a total of\s+)?{_NUM}\b", t)
     return Fraction(m.group(1).replace(",", "")) if m else None
 
 
 def _plan_scope(t: str) -> str:
-    """'each' session unless the sentence sums over the plan ('in total', 'per week')."""
+    """'each' session unless the sentence sums over the plan ('in total', 'per week') or is
+    about single exercises ('each exercise must last at least 5 minutes')."""
+    if re.search(r"\b(?:each|every|per|any|all) exercises?\b", t):
+        return "exercise"
     if re.search(r"\b(?:per|each|every|a|single) (?:session|workout|day|class)\b|"
                  r"\bin each\b|\beach (?:workout )?session", t):
         return "each"
@@ -205,11 +211,9 @@ def _workout(raw: str, t: str) -> Constraint | Abstain:
         value = duration_minutes(t)
         if value is None:
             return Abstain("no session duration")
-        m = re.search(rf"between\s+{_NUM}\s+and\s+{_NUM}\s*(hours?|minutes?|mins?)", t)
-        cmp = _cmp(t, value)
-        if m and m.group(3).startswith("h"):
-            cmp = Comparison("between", Fraction(m.group(1)) * 60, Fraction(m.group(2)) * 60)
-        return Constraint("session_minutes", cmp, _plan_scope(t), text=raw)
+        hours = re.search(r"\bhours?\b|\bhrs?\b", t) and not re.search(r"minutes?|mins?", t)
+        return Constraint("session_minutes", _cmp(t, value, 60 if hours else 1), _plan_scope(t),
+                          text=raw)
     if re.search(r"exercises?", t):
         value = _number_near(t, r"(?:different |distinct |unique )?exercises?") or _count_value(t)
         if value is None:
@@ -272,6 +276,10 @@ def _schedule(raw: str) -> Constraint | Abstain:
     if m:
         end, end_by = _clock(m.group(2)), m.group(1) in ("by", "before")
         lower = lower[:m.start()] + lower[m.end():]
+    m = re.search(rf"\b(?:at|around)\s+({_CLOCK})", lower)
+    if m and start is None and _clock(m.group(1)) is not None:
+        start = _clock(m.group(1))  # "a 1-hour lunch break at 12 PM"
+        lower = lower[:m.start()] + lower[m.end():]
     each = bool(re.search(r"each (?:direction|way)|per direction|both ways|either way", lower))
     lower = re.sub(r"\b(?:for\s+)?(?:each (?:direction|way)|per direction|both ways)\b", " ",
                    lower)
@@ -307,10 +315,8 @@ def _schedule(raw: str) -> Constraint | Abstain:
             part = p
     if not activity:
         return Abstain("no activity named")
-    cmp = _cmp(body, minutes)
-    if cmp.op == "between":
-        unit = 60 if re.search(r"hours?\b", lower) else 1
-        cmp = Comparison("between", cmp.value * unit, (cmp.high or cmp.value) * unit)
+    hours = re.search(r"\bhours?\b|\bhrs?\b", lower) and not re.search(r"minutes?", lower)
+    cmp = _cmp(body, minutes, 60 if hours else 1)
     return Constraint("activity_minutes", cmp, "total", activity, part, start, end, end_by,
                       each, direction, single, text=raw)
 
@@ -346,7 +352,8 @@ def _schedule_point(raw: str, lower: str, start: int | None, end: int | None
     if start is not None or end is not None:
         act = re.sub(r"\b(must|should|is|be|to|that|the|a|an)\b", " ", lower)
         return Constraint("activity_time", Comparison("==", Fraction(start or 0)), "each",
-                          " ".join(act.split()), start=start, end=end, text=raw)
+                          " ".join(act.split()) or _subject(raw), start=start, end=end,
+                          text=raw)
     return Abstain("schedule constraint without a duration, count or time")
 
 

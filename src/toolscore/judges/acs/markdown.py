@@ -95,6 +95,8 @@ def read_lines(text: str) -> list[Line]:
             s = s[m.end():]
         if re.fullmatch(r"(\*\*|__)[^*_].*?(\*\*|__):?", s) and s.count("**") <= 2:
             heading = True
+        elif not bullet and s.endswith(":") and len(s.split()) <= 6:
+            heading = True  # a plain "Notes:" line heads a section like a bold one
         text_ = _unbold(s)
         if not text_:
             continue

@@ -99,7 +99,8 @@ def read_schedule(response: str) -> list[Entry]:
     for i, ln in enumerate(lines):
         parsed = _lead(ln.text)
         if parsed is None:
-            if ln.heading or (not ln.bullet and ln.text.endswith(":")):
+            if ln.heading or (not ln.bullet and (ln.text.endswith(":") or (
+                    len(ln.text.split()) <= 5 and not re.search(r"\d", ln.text)))):
                 heading = ln.text.rstrip(":")
             continue
         start, end, label, unknown = parsed
@@ -120,8 +121,9 @@ def read_schedule(response: str) -> list[Entry]:
 def _next_label(lines: list[Line], i: int) -> str:
     """'**5:30 AM - 6:00 AM**' followed by '* Meditation' names the entry on the next line."""
     if i + 1 < len(lines):
-        nxt = lines[i + 1]
-        if _lead(nxt.text) is None and not nxt.heading and nxt.cells is None:
+        cur, nxt = lines[i], lines[i + 1]
+        nested = (nxt.bullet and not cur.bullet) or nxt.indent > cur.indent
+        if nested and _lead(nxt.text) is None and not nxt.heading and nxt.cells is None:
             return nxt.text
     return ""
 

@@ -121,6 +121,14 @@ def _check_workout(c: Constraint, sessions: list[Session]) -> Verdict:
     if c.kind == "exercises_total":
         names = {norm_name(e.name) for s in sessions for e in s.real}
         return _decide(c, [Fraction(len(names))], "distinct exercises")
+    if c.scope == "exercise":
+        attr = {"session_minutes": "minutes", "session_calories": "calories"}.get(c.kind)
+        if attr is None:
+            raise _Unreadable("per-exercise tonnage is not supported")
+        vals = [getattr(e, attr) for s in sessions for e in s.real]
+        if any(v is None for v in vals) or not vals:
+            raise _Unreadable(f"an exercise without {attr}")
+        return _decide(c, vals, f"{attr} per exercise")
     values: list[Fraction] = []
     for s in sessions:
         if c.kind == "tonnage":

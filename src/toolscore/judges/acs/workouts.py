@@ -242,13 +242,14 @@ def extract_sessions(response: str) -> list[Session]:
 
 def _read_unit(unit: Unit, pool: dict[str, Exercise],
                by_number: dict[int, Session]) -> Session | None:
-    body = [ln.text for ln in unit.lines]
-    ref = next((m for t in [unit.title.split(":", 1)[-1].strip(), *body[:1]]
-                if (m := _REPEAT.match(t))), None)
-    if ref and int(ref.group(1)) in by_number:
-        src = by_number[int(ref.group(1))]
-        return replace(src, title=unit.title)
     exercises = _entries(unit.lines)
+    body = [ln.text for ln in unit.lines if ln.bullet or ln.heading]
+    ref = next((m for t in [unit.title.split(":", 1)[-1].strip(), *body]
+                if (m := _REPEAT.match(t))), None)
+    others = [e for e in exercises if not _REPEAT.match(e.name) and not e.rest]
+    if ref and int(ref.group(1)) in by_number and not others:
+        # "Day 6: Repeat Day 1" is a session with Day 1's exercises
+        return replace(by_number[int(ref.group(1))], title=unit.title)
     head_tail = unit.title.split(":", 1)[1] if ":" in unit.title else unit.title
     if not [e for e in exercises if not e.rest] and (
             _REST_UNIT.search(head_tail) or exercises or not unit.lines):
