@@ -1,8 +1,8 @@
 """A person plays the user at the terminal: the script is shown once, then each assistant turn
 is printed and the person types the user's reply.
 
-Input and output are plain text streams (stdin/stdout by default), so a session can be driven
-by a file or a test. Reading blocks, so it happens in a worker thread and the event loop stays
+Input and output are plain text streams (stdin and stderr by default: stdout stays free for
+the results, e.g. ``--json``), so a session can be driven by a file or a test. Reading blocks, so it happens in a worker thread and the event loop stays
 free. Typing ``/quit`` (or closing the input) ends the dialogue, as a human annotator does when
 the assistant is going nowhere.
 """
@@ -32,7 +32,7 @@ class HumanUser:
         self._shown: set[int] = set()
 
     def _out(self) -> TextIO:
-        return self.output or sys.stdout
+        return self.output or sys.stderr
 
     def _write(self, text: str) -> None:
         out = self._out()
