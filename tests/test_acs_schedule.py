@@ -73,3 +73,13 @@ def test_schedule_time_points() -> None:
     text = "6:00 AM - Wake up\n6:30 PM - 7:15 PM Dinner\n10:00 PM - Sleep\n"
     assert verify("", text, "Dinner must be between 6 PM and 8 PM.", "schedule").label is True
     assert verify("", text, "I must wake up before 6 AM.", "schedule").label is False
+
+
+def test_summary_lists_and_meetings() -> None:
+    text = ("7:00 AM - 7:30 AM Breakfast\n9:00 AM - 5:00 PM Work\n"
+            "10:00 AM - 11:00 AM Team meeting\n12:00 PM - 1:00 PM Lunch\n\n"
+            "Meals:\n- 7:00 AM - 7:30 AM Breakfast\n")
+    assert len(read_schedule(text)) == 4  # the repeated breakfast is not a second meal
+    # a lunch inside the work block is cut out of it, a meeting is still work
+    assert verify("", text, "The schedule must include 7 hours of work.", "schedule").label
+    assert verify("", text, "The schedule must include 1.5 hours for meals.", "schedule").label

@@ -222,6 +222,21 @@ def test_meal_table() -> None:
     assert day.totals["calories"] == 700 and day.totals["protein"] == 28 and len(day.meals) == 2
 
 
+def test_snacks_are_meals_unless_asked_for_separately() -> None:
+    text = "**Day 1**\nBreakfast: eggs (300 cal)\nLunch - soup (400 cal)\nSnack: nuts (200 cal)\n"
+    assert [len(d.meals) for d in extract_meal_plan(text).days] == [3]
+    c = "Each day must include 3 meals."
+    assert verify("Plan 3 meals a day.", text, c, "meal-planning").label is True
+    assert verify("Plan 2 meals and 1 snack a day.", text, c, "meal-planning").label is False
+    assert verify("", text, "Each day must include 1 snack.", "meal-planning").label is True
+
+
+def test_per_day_summary_table_is_not_counted() -> None:
+    text = ("**Day 1**\n**Lunch**\n* Rice (400 cal, 8g protein)\n\n"
+            "| Day | Calories | Protein |\n|---|---|---|\n| 1 | 2000 | 150 |\n")
+    assert extract_meal_plan(text).days[0].totals["calories"] == 400
+
+
 def test_meal_verdicts() -> None:
     assert verify("", MEALS, "The meal plan must span 2 days.", "meal-planning").label is True
     v = verify("", MEALS, "The daily calorie intake must not exceed 800 calories.",
@@ -275,6 +290,14 @@ def test_cardio_sessions() -> None:
     assert v.label is False and v.values["values"] == [400, 200, 200]
     assert verify("", CARDIO, "Each workout session must include 2 exercises.",
                   "workout-routine_cardio").label is True
+
+
+def test_drill_repeats_do_not_multiply_the_session() -> None:
+    text = ("**Session 1**\n* Sprints (10 minutes, 100 calories)\n"
+            "    * Sprint 30 seconds, walk 30 seconds, repeat 10 times\n")
+    assert extract_sessions(text)[0].rounds == 1
+    text += "* Repeat the whole circuit 3 times.\n"
+    assert extract_sessions(text)[0].rounds == 3
 
 
 def test_name_only_sessions_use_the_exercise_table() -> None:

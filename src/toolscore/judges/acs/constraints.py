@@ -163,7 +163,10 @@ def _meal(raw: str, t: str, request: str) -> Constraint | Abstain:
         if value is None:
             return Abstain("no number of meals")
         per_day = re.search(r"per day|each day|every day|a day\b|daily|/day|per each day", t)
-        target = "snack" if what.group(1).startswith("snack") else ""
+        # Snacks are meals ("4 meals: breakfast, lunch, dinner, snack") unless the user asked
+        # for snacks separately ("3 meals and 2 snacks a day").
+        target = ("snack" if what.group(1).startswith("snack")
+                  else "meal-not-snack" if re.search(r"snack", request + " " + t, re.I) else "")
         return Constraint("meals_per_day" if per_day else "meals_total", _cmp(t, value),
                           target=target, text=raw)
     value = _number_near(t, r"(?:-|\s)?days?\b")

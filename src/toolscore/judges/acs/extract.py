@@ -82,7 +82,7 @@ def is_meal_header(ln: Line) -> bool:
         return True
     rest = _MEAL_HEAD.sub("", ln.text, count=1).strip()
     rest = re.sub(r"^\([^)]*\)", "", rest).strip()
-    return rest == "" or rest.startswith(":") or rest.startswith("-") and len(rest) < 40
+    return rest == "" or rest[0] in ":-–—|"
 
 
 def _table_values(header: list[str], cells: list[str]) -> dict[str, list[Fraction]]:
@@ -134,6 +134,8 @@ def _read_day(unit: Unit) -> Day:
             ln = unit.lines[i]
             if ln.cells is not None and not ln.separator and header is None:
                 header = ln.cells
+                if re.match(r"^\s*(day|date)\b", header[0], re.I):
+                    header = []  # a per-day summary table restates totals: not evidence
                 _count_table_meals(day, header, unit.lines)
                 continue
             if ln.cells is None:

@@ -113,7 +113,7 @@ def read_schedule(response: str) -> list[Entry]:
             parsed = _lead(m.group(2)) if m else None
             if m and parsed:
                 raw.append((parsed[0], parsed[1], m.group(1).strip(), parsed[3]))
-    entries = _resolve(_unwrap(raw))
+    entries = _resolve(_unwrap(_dedupe(raw)))
     entries.extend(_embedded(entries))
     return entries
 
@@ -126,6 +126,18 @@ def _next_label(lines: list[Line], i: int) -> str:
         if nested and _lead(nxt.text) is None and not nxt.heading and nxt.cells is None:
             return nxt.text
     return ""
+
+
+def _dedupe(raw: list[Raw]) -> list[Raw]:
+    """A summary list that repeats a timeline entry ('7:00 AM - Breakfast') is not a second one."""
+    seen: set[tuple[int, str]] = set()
+    out: list[Raw] = []
+    for r in raw:
+        key = (r[0], " ".join(re.findall(r"[a-z]+", r[2].lower())[:1]))
+        if key not in seen or not key[1]:
+            out.append(r)
+        seen.add(key)
+    return out
 
 
 def _unwrap(raw: list[Raw]) -> list[tuple[int, int | None, str]]:

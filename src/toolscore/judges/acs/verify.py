@@ -79,11 +79,14 @@ def _check_meals(c: Constraint, response: str) -> Verdict:
     if c.kind == "days":
         return _decide(c, [Fraction(len(plan.days))], "days")
     if c.kind in ("meals_per_day", "meals_total"):
-        counts = [Fraction(sum(1 for m in d.meals if not c.target or c.target in m.lower()))
-                  for d in plan.days]
+        def counted(header: str) -> bool:
+            snack = "snack" in header.lower()
+            return {"snack": snack, "meal-not-snack": not snack}.get(c.target, True)
+
+        counts = [Fraction(sum(1 for m in d.meals if counted(m))) for d in plan.days]
         if not any(len(d.meals) for d in plan.days):
             raise _Unreadable("no meal headers found")
-        what = f"{c.target or 'meal'}s"
+        what = "snacks" if c.target == "snack" else "meals"
         if c.kind == "meals_total":
             return _decide(c, [sum(counts, Fraction(0))], f"{what} in total")
         return _decide(c, counts, f"{what} per day")
@@ -227,9 +230,15 @@ def _part_ok(e: Entry, part: str | None) -> bool:
     return any(a <= t < b for a, b in _PART_RANGES[part])
 
 
+_WORKLIKE = re.compile(r"\b(work|meeting|call|task|project|email|presentation|office)", re.I)
+
+
 def _effective(e: Entry, entries: list[Entry]) -> int:
-    """An entry's minutes minus those of entries nested inside it (a lunch inside work)."""
-    return e.minutes - sum(x.minutes for x in entries if inside(x, e))
+    """An entry's minutes minus those of entries nested inside it (a lunch inside work);
+    a meeting inside a work block is still work."""
+    return e.minutes - sum(x.minutes for x in entries
+                           if inside(x, e) and not (_WORKLIKE.search(x.label)
+                                                    and _WORKLIKE.search(e.label)))
 
 
 def matching(c: Constraint, entries: list[Entry]) -> list[Entry]:

@@ -35,8 +35,11 @@ _REST = re.compile(r"^(rest|recovery|break|warm[\s-]?up|cool[\s-]?down)\b"
                    r"(?!\s+(?:for|between|as))", re.I)
 _REST_UNIT = re.compile(r"\b(rest|off|recovery)\b", re.I)
 _REPEAT = re.compile(r"^(?:repeat|same as)\s+(?:day|session|workout)\s*(\d+)", re.I)
-_ROUNDS = re.compile(r"\b(?:perform|repeat|do|complete)\b[^.!]*?\b(twice|two times|three times|"
-                     r"four times|(\d+)\s*(?:times|rounds|x)\b)([^.!]*)", re.I)
+# "Perform this routine two times": the whole session repeats (not "repeat 10 times" in a drill)
+_ROUNDS = re.compile(
+    r"\b(?:perform|repeat|do|complete)\b[^.!]*?\b(?:this|the|entire|whole|above|all)\b[^.!]*?"
+    r"\b(?:routine|circuit|workout|session|sequence|exercises|block)\b[^.!]*?"
+    r"\b(twice|two times|three times|four times|(\d+)\s*(?:times|rounds|x)\b)([^.!]*)", re.I)
 _INSTRUCTION = re.compile(r"^(perform|repeat|do|complete|focus|aim|make sure|rest for|"
                           r"take|note|remember|start|finish|warm up|cool down with)\b", re.I)
 _TOTAL = re.compile(r"^(?:session\s+)?totals?\b", re.I)
