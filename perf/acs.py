@@ -6,20 +6,23 @@ overall, per domain and per constraint kind, then the mean time per row. Two ref
 from the spec are printed alongside: always "satisfied", and the majority label per constraint
 kind (computed here on the same rows, so it is an optimistic baseline).
 
-    .venv/bin/python perf/acs.py [--data DIR_OR_CSV] [--errors]
+    .venv/bin/python perf/acs.py [--data DIR_OR_CSV] [--errors] [--rewrites]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from toolscore.benchmarks.acs.data import AcsRow, DataError, default_dir, load_rows
 from toolscore.judges.acs import Verdict, verify
+from toolscore.judges.acs.verify import clear_caches
 
 
 @dataclass
@@ -110,10 +113,40 @@ def baselines(items: list[Scored]) -> tuple[float, float]:
     return always, majority
 
 
+# Format rewrites that must not change any verdict: the verifier should read the plan, not
+# depend on one model's markdown habits. Each maps a response to an equivalent response.
+REWRITES: dict[str, Callable[[str], str]] = {
+    "'###' headings": lambda t: re.sub(r"^\*\*((?:Day|Session) [^*]+)\*\*", r"### \1", t,
+                                       flags=re.M),
+    "'-' bullets": lambda t: re.sub(r"^(\s*)\* ", r"\1- ", t, flags=re.M),
+    "no bold": lambda t: t.replace("**", ""),
+    "no blank lines": lambda t: re.sub(r"\n\s*\n", "\n", t),
+    "CRLF": lambda t: t.replace("\n", "\r\n"),
+    "am/pm lower case": lambda t: t.replace(" AM", " am").replace(" PM", " pm"),
+    "'9 AM' for '9:00 AM'": lambda t: re.sub(r"(\d{1,2}):00 ?([AP]M)", r"\1 \2", t),
+    "'kcal' for 'cal'": lambda t: re.sub(r"\b(\d+) (cal|calories)\b", r"\1 kcal", t),
+    "'min' for 'minutes'": lambda t: re.sub(r"\bminutes\b", "min", t),
+    "en dash ranges": lambda t: re.sub(r"(\d) - (\d)", r"\1 – \2", t),
+    "false claims appended": lambda t: t + "\n\nThis plan meets every requirement: 2000 "
+                                           "calories and 150g protein per day, 60 minutes and "
+                                           "500 calories per session, 9000 kg per session.",
+}
+
+
+def rewrites(rows: list[AcsRow], base: list[Scored]) -> None:
+    print("format rewrites (verdicts that change vs. the original response):")
+    for name, fn in REWRITES.items():
+        changed = sum(verify(r.request, fn(r.response), r.constraint, r.domain).label
+                      != s.verdict.label for r, s in zip(rows, base, strict=True))
+        print(f"  {name:<24} {changed} of {len(rows)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=None, help=f"csv or folder (default {default_dir()})")
     ap.add_argument("--errors", action="store_true", help="list every wrong or abstained row")
+    ap.add_argument("--rewrites", action="store_true",
+                    help="also re-verify every row under equivalent format rewrites")
     args = ap.parse_args(argv)
     try:
         rows = load_rows(args.data)
@@ -121,10 +154,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     scored: list[Scored] = []
-    for r in rows:
+    for r in rows:  # cold: the response is parsed afresh for every row
+        clear_caches()
         t0 = time.perf_counter()
         v = verify(r.request, r.response, r.constraint, r.domain)
         scored.append(Scored(r, v, time.perf_counter() - t0))
+    clear_caches()
+    t0 = time.perf_counter()
+    for r in rows:  # warm: rows of one response follow each other, its parse is reused
+        verify(r.request, r.response, r.constraint, r.domain)
+    warm_ms = (time.perf_counter() - t0) * 1000 / len(rows)
 
     print(f"acs-verify on {len(rows)} rows, "
           f"{len({(r.request, r.response) for r in rows})} requests "
@@ -144,9 +183,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Cohen's kappa, decided rows only: {m['kappa_decided']:.3f}")
     print(f"baselines: always 'satisfied' {always:.1%}; majority label per constraint kind "
           f"{majority:.1%}")
-    print(f"time per row: mean {statistics.mean(times):.2f} ms, median "
-          f"{statistics.median(times):.2f} ms, max {max(times):.2f} ms "
-          f"(one row at a time, nothing cached)")
+    print(f"time per row, cold (response parsed for every row): mean "
+          f"{statistics.mean(times):.2f} ms, median {statistics.median(times):.2f} ms, "
+          f"max {max(times):.2f} ms")
+    print(f"time per row, warm (a response parsed once for its 3-6 constraints): mean "
+          f"{warm_ms:.2f} ms")
+    if args.rewrites:
+        print()
+        rewrites(rows, scored)
     if args.errors:
         print("\nrows not decided correctly:")
         for s in scored:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from toolscore.judges.acs.markdown import (
     Line,
@@ -29,7 +30,7 @@ _NUTRIENT_RE = re.compile(
     rf"|\b(?:calories|kcal|cal|energy)\s*(?:burned)?\s*[:=]\s*~?{_N}(?P<cal2>)"
     rf"|~?{_N}\s*g(?:rams?)?\s+(?:of\s+)?(?:protein|prot)\b{_NOT_AMOUNT}(?P<pro>)"
     rf"|\bprotein\s*[:=]?\s*~?{_N}\s*g\b(?P<pro2>)"
-    rf"|~?{_N}\s*g(?:rams?)?\s+(?:of\s+)?(?:total\s+)?fats?\b(?P<fat>)"
+    rf"|~?{_N}\s*g(?:rams?)?\s+(?:of\s+)?(?:total\s+)?fats?\b(?![-\s]free)(?P<fat>)"
     rf"|\bfats?\s*[:=]?\s*~?{_N}\s*g\b(?P<fat2>)"
     rf"|~?{_N}\s*g(?:rams?)?\s+(?:of\s+)?carb(?:ohydrate)?s?\b(?P<carb>)"
     rf"|\bcarb(?:ohydrate)?s?\s*[:=]?\s*~?{_N}\s*g\b(?P<carb2>)",
@@ -65,10 +66,12 @@ class MealPlan:
 def nutrient_values(text: str) -> dict[str, list[Fraction]]:
     """Every nutrient figure in a piece of text, by nutrient."""
     out: dict[str, list[Fraction]] = {}
+    if not any(ch.isdigit() for ch in text):
+        return out
     for m in _NUTRIENT_RE.finditer(text):
-        kind = next(_GROUPS[g] for g in _GROUPS if m.group(g) is not None)
-        num = next(x for x in m.groups() if x not in (None, ""))
-        val = parse_number(num)
+        # each alternative is (number)(?P<name>): the last group names the nutrient
+        kind = _GROUPS[m.lastgroup or ""]
+        val = parse_number(m.group((m.lastindex or 1) - 1))
         if val is not None:
             out.setdefault(kind, []).append(val)
     return out
@@ -172,6 +175,7 @@ def _count_table_meals(day: Day, header: list[str], lines: list[Line]) -> None:
     day.meals.extend(seen)
 
 
+@lru_cache(maxsize=32)
 def extract_meal_plan(response: str) -> MealPlan:
     """The days of a meal plan; a response without day headers but with meals is one day."""
     lines = read_lines(response)

@@ -58,6 +58,8 @@ class Unit:
 def parse_number(tok: str) -> Fraction | None:
     """'2', '2.5', '1,200', '1/2', 'two', 'half' -> Fraction; None when it is not a number."""
     t = tok.strip().lower().replace(",", "")
+    if t.isdigit():
+        return Fraction(int(t))
     if t in _NUM_WORDS:
         return Fraction(_NUM_WORDS[t])
     if t == "half":
@@ -105,6 +107,8 @@ def read_lines(text: str) -> list[Line]:
 
 
 def _unbold(s: str) -> str:
+    if "*" not in s and "_" not in s:
+        return s.strip()
     s = _BOLD.sub("", s)
     s = re.sub(r"(?<![\w*])\*(?!\s)([^*]+?)\*(?!\w)", r"\1", s)  # *italic*
     return s.strip()

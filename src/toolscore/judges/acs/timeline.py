@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from toolscore.judges.acs.markdown import Line, read_lines
 
@@ -25,7 +26,7 @@ DURATION = r"\b(\d+(?:\.\d+)?|an?|one|two|three|half an?)[\s-]*(hours?|hrs?|minu
 _DUR = re.compile(DURATION, re.I)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Entry:
     start: int  # minutes after midnight
     end: int | None  # exclusive; may exceed DAY when the entry runs past midnight
@@ -91,7 +92,8 @@ def _lead(text: str) -> Raw | None:
     return start, end, rest, unknown
 
 
-def read_schedule(response: str) -> list[Entry]:
+@lru_cache(maxsize=32)
+def read_schedule(response: str) -> tuple[Entry, ...]:
     """The timed entries of a schedule, in the order written, with nested breaks made explicit."""
     lines = read_lines(response)
     raw: list[Raw] = []
@@ -115,7 +117,7 @@ def read_schedule(response: str) -> list[Entry]:
                 raw.append((parsed[0], parsed[1], m.group(1).strip(), parsed[3]))
     entries = _resolve(_unwrap(_dedupe(raw)))
     entries.extend(_embedded(entries))
-    return entries
+    return tuple(entries)
 
 
 def _next_label(lines: list[Line], i: int) -> str:

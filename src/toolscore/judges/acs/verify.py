@@ -9,6 +9,7 @@ guess when the constraint or the response cannot be read; the reason says which.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -42,6 +43,12 @@ def verify(request: str, response: str, constraint: str, domain: str = "") -> Ve
 
 class _Unreadable(Exception):
     pass
+
+
+def clear_caches() -> None:
+    """Forget parsed responses (each is parsed once and reused for all its constraints)."""
+    for fn in (extract_meal_plan, extract_sessions, read_schedule):
+        fn.cache_clear()
 
 
 def _decide(c: Constraint, values: list[Fraction], what: str, extra: dict | None = None
@@ -114,7 +121,7 @@ def tonnage(s: Session) -> Fraction:
     return total * s.rounds
 
 
-def _check_workout(c: Constraint, sessions: list[Session]) -> Verdict:
+def _check_workout(c: Constraint, sessions: Sequence[Session]) -> Verdict:
     if not sessions:
         raise _Unreadable("no sessions found")
     if c.kind == "sessions":
@@ -233,7 +240,7 @@ def _part_ok(e: Entry, part: str | None) -> bool:
 _WORKLIKE = re.compile(r"\b(work|meeting|call|task|project|email|presentation|office)", re.I)
 
 
-def _effective(e: Entry, entries: list[Entry]) -> int:
+def _effective(e: Entry, entries: Sequence[Entry]) -> int:
     """An entry's minutes minus those of entries nested inside it (a lunch inside work);
     a meeting inside a work block is still work."""
     return e.minutes - sum(x.minutes for x in entries
@@ -241,7 +248,7 @@ def _effective(e: Entry, entries: list[Entry]) -> int:
                                                     and _WORKLIKE.search(e.label)))
 
 
-def matching(c: Constraint, entries: list[Entry]) -> list[Entry]:
+def matching(c: Constraint, entries: Sequence[Entry]) -> list[Entry]:
     """The entries a schedule constraint is about, strict words first, then without fillers."""
     activity = re.sub(r"\b(to|from) (work|the office|home)\b", " ", c.target)
     category = _category(activity)
@@ -265,7 +272,7 @@ def matching(c: Constraint, entries: list[Entry]) -> list[Entry]:
 _PARTS_SET = {"morning", "afternoon", "evening", "night"}
 
 
-def _check_schedule(c: Constraint, entries: list[Entry]) -> Verdict:
+def _check_schedule(c: Constraint, entries: Sequence[Entry]) -> Verdict:
     if c.kind == "conjunction":
         verdicts = [_check_schedule(p, entries) for p in c.parts]
         return Verdict(all(v.label for v in verdicts), "; ".join(v.reason for v in verdicts),
@@ -295,7 +302,7 @@ def _check_schedule(c: Constraint, entries: list[Entry]) -> Verdict:
     return verdict
 
 
-def _check_time(c: Constraint, found: list[Entry], entries: list[Entry], shown: list[str]
+def _check_time(c: Constraint, found: list[Entry], entries: Sequence[Entry], shown: list[str]
                 ) -> Verdict:
     """'Dinner between 6 and 7 PM', 'wake up before 7 AM', 'work starts at 9 AM'."""
     if not found and "wake" in c.target:  # waking up is the end of the night's sleep

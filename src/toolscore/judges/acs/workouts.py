@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 
 from toolscore.judges.acs.markdown import (
     Line,
@@ -226,7 +227,8 @@ def _rounds(lines: list[Line]) -> int:
     return 1
 
 
-def extract_sessions(response: str) -> list[Session]:
+@lru_cache(maxsize=32)
+def extract_sessions(response: str) -> tuple[Session, ...]:
     """The sessions of a workout plan, repeated as often as their headers say."""
     lines = read_lines(response)
     units, outside = split_units(lines)
@@ -240,7 +242,7 @@ def extract_sessions(response: str) -> list[Session]:
         for n in unit.numbers:
             by_number.setdefault(n, session)
         result.extend([session] * unit.multiplicity)
-    return result
+    return tuple(result)
 
 
 def _read_unit(unit: Unit, pool: dict[str, Exercise],
