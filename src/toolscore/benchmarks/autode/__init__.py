@@ -2,8 +2,10 @@
 asked? This package loads the released user scripts, result files and API documents, scores
 slots exactly as the paper does, and measures agreement between evaluation methods.
 
-The dynamic and human protocols (user simulators, the dialogue loop) are not here yet; recorded
-runs can be rescored with :func:`score_results` and :func:`score_table1`.
+Recorded runs are rescored with :func:`score_results` and :func:`score_table1`; new runs go
+through :class:`~toolscore.benchmarks.autode.benchmark.AutoDEBenchmark` (dynamic, static and
+human protocols in :mod:`.protocol`, user simulators in :mod:`toolscore.users`), and evaluation
+methods are compared with :mod:`.compare`.
 """
 
 from toolscore.benchmarks.autode.data import (
