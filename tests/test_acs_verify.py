@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from toolscore.judges.acs import verify
-from toolscore.judges.acs.constraints import Abstain, Comparison, comparison_op, parse_constraint
+from toolscore.judges.acs.constraints import (
+    Abstain,
+    Comparison,
+    comparison_op,
+    infer_domain,
+    parse_constraint,
+)
 from toolscore.judges.acs.extract import extract_meal_plan, nutrient_values
 from toolscore.judges.acs.markdown import read_lines, split_units, unit_numbers
 from toolscore.judges.acs.verify import tonnage
@@ -141,6 +147,21 @@ def test_schedule_conjunction_splits_into_parts() -> None:
                          "for driving home.", "", "schedule")
     assert not isinstance(c, Abstain) and c.kind == "conjunction" and len(c.parts) == 2
     assert [p.cmp.value for p in c.parts] == [60, 120]
+
+
+@pytest.mark.parametrize("constraint,request_,domain", [
+    ("The schedule must include a 30-minute workout.", "", "schedule"),
+    ("Each workout session must burn 300 calories.", "", "workout"),
+    ("The daily protein intake must be at least 90 g.", "", "meal-planning"),
+    ("The plan must span 3 days.", "Make me a 3-day vegan meal plan.", "meal-planning"),
+])
+def test_domain_inferred_when_not_given(constraint: str, request_: str, domain: str) -> None:
+    assert infer_domain(constraint.lower(), request_) == domain
+
+
+def test_durations_are_not_clock_times() -> None:
+    c = parse_constraint("The schedule must include around 8 hours of sleep.", "", "schedule")
+    assert not isinstance(c, Abstain) and (c.target, c.start, c.cmp.value) == ("sleep", None, 480)
 
 
 def test_unreadable_constraints_abstain() -> None:

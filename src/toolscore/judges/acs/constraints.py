@@ -128,14 +128,27 @@ def parse_constraint(text: str, request: str = "", domain: str = "") -> Constrai
     """Read one constraint sentence; ``domain`` (the csv column) narrows the kinds tried."""
     raw = " ".join(text.split())
     t = _strip_parens(raw).lower()
-    dom = domain.lower()
-    if dom.startswith("schedule") or (not dom and re.search(r"\bschedule\b", t)):
+    dom = domain.lower() or infer_domain(t, request)
+    if dom.startswith("schedule"):
         return _schedule(raw)
-    if dom.startswith("meal") or (not dom and re.search(r"meal|calori|protein|\bfat", t)):
+    if dom.startswith("meal"):
         return _meal(raw, t, request)
-    if dom.startswith("workout") or re.search(r"session|exercise|workout|tonnage", t):
+    if dom.startswith("workout"):
         return _workout(raw, t)
     return Abstain("unknown constraint domain")
+
+
+def infer_domain(constraint: str, request: str = "") -> str:
+    """The ACS domain of a constraint, from its words, else from the request's."""
+    cues = (("schedule", r"\bschedule"), ("meal-planning", r"meal[\s-]plan"),
+            ("workout", r"session|exercise|workout|tonnage|\bburn|\blift|\bkg\b|training"),
+            ("schedule", r"\bsleep|\bwork\b|\bbreak\b|commut|\bnap\b|[ap]\.?m\b"),
+            ("meal-planning", r"meal|calori|protein|\bfats?\b|carb|diet"))
+    for text in (constraint.lower(), request.lower()):
+        for name, pattern in cues:
+            if re.search(pattern, text):
+                return name
+    return ""
 
 
 _NUTRIENT_WORDS = (("calories", r"calori|kcal|\benergy\b"), ("protein", r"protein"),
@@ -243,7 +256,8 @@ _PREFIX = re.compile(r"^.*?\b(?:must|should|needs? to|has to|have to|shall)\s+"
                      r"reserve|dedicate|set aside|schedule|feature|be)\s+", re.I)
 _CUES = re.compile(rf"\b(?:exactly|a total of|in total|total of|total|{_GE}|{_LE}|{_LT}|{_GT}|"
                    r"only|approximately|about|around)\b\s*", re.I)
-_CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.?\s?m\.?)?|noon|midnight"
+_CLOCK = (r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.?\s?m\.?)?"
+          r"(?![\d.]|\s*-?\s*(?:hours?|hrs?|minutes?|mins?)\b)|noon|midnight")
 
 
 def _schedule(raw: str) -> Constraint | Abstain:
