@@ -83,3 +83,12 @@ def test_summary_lists_and_meetings() -> None:
     # a lunch inside the work block is cut out of it, a meeting is still work
     assert verify("", text, "The schedule must include 7 hours of work.", "schedule").label
     assert verify("", text, "The schedule must include 1.5 hours for meals.", "schedule").label
+
+
+def test_schedule_tables_either_column_order() -> None:
+    for text in ("| Time | Activity |\n|---|---|\n| 10:00 PM - 6:00 AM | Sleep |\n"
+                 "| 9:00 AM - 5:00 PM | Work |\n",
+                 "| Activity | Time |\n|---|---|\n| Sleep | 10:00 PM - 6:00 AM |\n"
+                 "| Work | 9:00 AM - 5:00 PM |\n"):
+        assert [(e.label, e.minutes) for e in read_schedule(text)] == [("Sleep", 480),
+                                                                       ("Work", 480)]

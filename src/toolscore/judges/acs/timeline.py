@@ -99,7 +99,7 @@ def read_schedule(response: str) -> tuple[Entry, ...]:
     raw: list[Raw] = []
     heading = ""
     for i, ln in enumerate(lines):
-        parsed = _lead(ln.text)
+        parsed = _lead(ln.text) if ln.cells is None else _table_row(ln.cells)
         if parsed is None:
             if ln.heading or (not ln.bullet and (ln.text.endswith(":") or (
                     len(ln.text.split()) <= 5 and not re.search(r"\d", ln.text)))):
@@ -118,6 +118,16 @@ def read_schedule(response: str) -> tuple[Entry, ...]:
     entries = _resolve(_unwrap(_dedupe(raw)))
     entries.extend(_embedded(entries))
     return tuple(entries)
+
+
+def _table_row(cells: list[str]) -> Raw | None:
+    """'| 9:00 AM - 5:00 PM | Work |' or '| Work | 9:00 AM - 5:00 PM |'."""
+    for k, cell in enumerate(cells):
+        parsed = _lead(cell)
+        if parsed and not parsed[2]:
+            label = " ".join(c for j, c in enumerate(cells) if j != k and c).strip()
+            return parsed[0], parsed[1], label, parsed[3]
+    return None
 
 
 def _next_label(lines: list[Line], i: int) -> str:
