@@ -83,7 +83,7 @@ def _run(original: Callable[..., Any], args: dict[str, Any], extra: dict[str, An
     cache = None if args["no_cache"] else str(args["cache"] or "default")
     options = {"mode": mode, "user_model": extra["user_model"],
                "user_base_url": extra["user_base_url"], "user_cache": cache,
-               "tools": "all" if args["tools"] == "all" else args["tools"]}
+               "tools": args["tools"]}
     request = RunRequest(
         benchmark="autode", model=args["model"], data=args["data"],
         epochs=extra["trials"] or args["epochs"], limit=args["limit"],

@@ -2,9 +2,9 @@
 is printed and the person types the user's reply.
 
 Input and output are plain text streams (stdin and stderr by default: stdout stays free for
-the results, e.g. ``--json``), so a session can be driven by a file or a test. Reading blocks, so it happens in a worker thread and the event loop stays
-free. Typing ``/quit`` (or closing the input) ends the dialogue, as a human annotator does when
-the assistant is going nowhere.
+the results, e.g. ``--json``), so a session can be driven by a file or a test. Reading blocks,
+so it happens in a worker thread and the event loop stays free. Typing ``/quit`` (or closing
+the input) ends the dialogue, as a human annotator does when the assistant is going nowhere.
 """
 
 from __future__ import annotations
