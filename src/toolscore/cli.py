@@ -44,7 +44,7 @@ def _benchmark_options(split: str, tools: str, strict: bool, embedder: str,
 
 @app.command()
 def run(
-    benchmark: str = typer.Argument(..., help="Benchmark name: demo, tooltalk."),
+    benchmark: str = typer.Argument(..., help="Benchmark name: demo, tooltalk, autode."),
     model: str = typer.Option("local/smollm2", "--model", "-m",
                               help="provider/model, e.g. openai/gpt-4o, local/smollm2, oracle."),
     split: str = typer.Option("all", help="easy | hard | all (ToolTalk)."),
