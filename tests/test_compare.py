@@ -78,6 +78,13 @@ def test_compare_reports_exactly_the_planted_flips(runs: tuple[Path, Path]) -> N
     assert {f["id"] for f in flips["pass_a_fail_b"]} == LOST
     assert {f["id"] for f in flips["fail_a_pass_b"]} == GAINED
     assert result["shared"] == 20
+    easy, hard = result["by_split"]["easy"], result["by_split"]["hard"]  # odd ids are easy
+    assert (easy["n"], hard["n"]) == (10, 10)
+    gained_easy = sum(1 for s in GAINED if int(s[1:]) % 2)
+    lost_easy = sum(1 for s in LOST if int(s[1:]) % 2)
+    assert easy["diff"] == pytest.approx((gained_easy - lost_easy) / 10)
+    assert easy["p_value"] == pytest.approx(
+        sps.binomtest(gained_easy, gained_easy + lost_easy, 0.5).pvalue)
 
 
 def test_success_uses_exact_mcnemar_matching_scipy(runs: tuple[Path, Path]) -> None:

@@ -76,6 +76,14 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
         table.add_row(m["metric"], _num(m["mean_a"], pct), _num(m["mean_b"], pct), diff,
                       m["test"] or "-", _p(m["p_value"]))
     console.print(table)
+    for split, m in (result.get("by_split") or {}).items():
+        if m["diff"] is None:
+            continue
+        pct = m["rate"]
+        console.print(f"  {escape(split)}: {m['metric']} {_num(m['mean_a'], pct)} -> "
+                      f"{_num(m['mean_b'], pct)}, diff {_num(m['diff'], pct)} "
+                      f"[{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}], "
+                      f"{m['test']} p {_p(m['p_value'])} (n {m['n']})", highlight=False)
     flips = result.get("flips")
     if flips:
         for key, label in (("fail_a_pass_b", "fail in A, pass in B"),

@@ -193,14 +193,32 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str]
     primary = PRIMARY if PRIMARY in names else next(
         (r["metric"] for r in rows if r["kind"] == "binary"), None)
     flips = _flips(shared, recs_a, recs_b, primary) if primary else None
+    by_split = _by_split(shared, recs_a, recs_b, primary, continuous_test, n_resamples, seed) \
+        if primary else {}
     return {
         "run_a": _describe(run_a, config_a), "run_b": _describe(run_b, config_b),
         "shared": len(shared), "only_a": only_a, "only_b": only_b,
         "errors_a": err_a, "errors_b": err_b,
         "continuous_test": continuous_test, "bootstrap": {"n_resamples": n_resamples,
                                                           "seed": seed, "confidence": 0.95},
-        "metrics": rows, "flips": flips, "warnings": warnings,
+        "metrics": rows, "by_split": by_split, "flips": flips, "warnings": warnings,
     }
+
+
+def _by_split(shared: list[Key], recs_a: dict[Key, dict[str, Any]],
+              recs_b: dict[Key, dict[str, Any]], metric: str, continuous_test: str,
+              n_resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """The primary metric compared within each split (a gain on easy can hide a loss on hard)."""
+    splits: dict[str, list[Key]] = {}
+    for key in shared:
+        split = (recs_a[key].get("meta") or {}).get("split")
+        if split is not None:
+            splits.setdefault(str(split), []).append(key)
+    return {split: compare_metric(
+                metric, [(recs_a[k].get("scores") or {}).get(metric) for k in keys],
+                [(recs_b[k].get("scores") or {}).get(metric) for k in keys],
+                continuous_test=continuous_test, n_resamples=n_resamples, seed=seed)
+            for split, keys in sorted(splits.items())}
 
 
 def _describe(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
