@@ -42,8 +42,10 @@ def serve(conn: Connection, latency: float, split: str) -> None:
     rec = oracle_recording("tooltalk", split=split, embedder="hashing", fallback=None)
     with FakeOpenAIServer(rec.responder, latency=latency, keep_requests=False) as srv:
         conn.send({"base_url": srv.base_url, "calls": rec.calls, "chain": rec.chain()})
+        cpu0 = time.process_time()
         conn.recv()
-        conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight})
+        conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight,
+                   "cpu": time.process_time() - cpu0})
 
 
 def run(base_url: str, concurrency: int, split: str, embedder: str, out: Path,
@@ -116,13 +118,15 @@ def main() -> int:
                       f"success_rate {metrics.get('success_rate')}, errors "
                       f"{result['metrics'].get('errors')}"),
         ("endpoint", f"fake OpenAI server (separate process), latency {args.latency * 1000:.0f} "
-                     f"ms, peak requests in flight {stats['max_in_flight']}"),
+                     f"ms, peak requests in flight {stats['max_in_flight']}, its CPU "
+                     f"{1000 * stats['cpu'] / max(stats['requests'], 1):.2f} ms per request"),
         ("concurrency", str(args.concurrency)),
         ("model calls", f"{calls} per run (server served {stats['requests']} in "
                         f"{len(runs)} runs; the oracle needs {info['calls']})"),
         ("runs", ", ".join(f"{w:.2f} s / {1000 * c / max(calls, 1):.2f} ms CPU per call"
                            for _, w, c in runs) + " (fastest reported below)"),
-        ("wall time", f"{wall:.3f} s"),
+        ("wall time", f"{wall:.3f} s ({summary['wall_s']:.3f} s running samples, the rest "
+                      f"loading, run.json and aggregation)"),
         ("calls/s", f"{calls / wall:.1f}"),
         ("longest chain", f"{chain} dependent calls"),
         ("ideal wall time", f"{ideal:.3f} s = max({chain}, ceil({info['calls']}/"

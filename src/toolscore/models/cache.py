@@ -18,13 +18,17 @@ import json
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
 #: Bumped when the key layout or the stored reply format changes; old entries then miss.
 CACHE_VERSION = 1
+
+T = TypeVar("T")
 
 
 def canonical_json(obj: Any) -> str:
@@ -37,20 +41,66 @@ def sha256_json(obj: Any) -> str:
     return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()
 
 
+class ToolsMemo(Generic[T]):
+    """Remembers a rendering (JSON text) of a tool list, so 28 schemas are not walked per call.
+
+    A benchmark offers the same tools on every call of a sample (and usually of a run), and
+    rendering them dominated the per-call CPU of the cache key and of the request body. The memo
+    key is each tool's name, description and the *identity* of its parameters dict; the dicts are
+    held, so an identity cannot be reused while its entry lives. A ToolSpec's schema is therefore
+    treated as immutable once it has been offered to a model (ToolSpecs are built from a Tool's
+    parameters and never edited in place); a new or replaced schema is a new entry.
+    """
+
+    def __init__(self, render: Callable[[list[ToolSpec]], T], size: int = 64):
+        self._render = render
+        self._size = size
+        self._entries: OrderedDict[tuple[object, ...], tuple[T, list[object]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, tools: list[ToolSpec]) -> T:
+        key = tuple((t.name, t.description, id(t.parameters)) for t in tools)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                return entry[0]
+        text = self._render(tools)
+        with self._lock:
+            self._entries[key] = (text, [t.parameters for t in tools])
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return text
+
+
+#: ``canonical_json([t.to_dict() for t in tools])``, memoised per tool list.
+canonical_tools: ToolsMemo[str] = ToolsMemo(
+    lambda tools: canonical_json([t.to_dict() for t in tools]))
+
+
 def cache_key(
     identity: dict[str, object],
     messages: list[Message],
     tools: list[ToolSpec],
     config: GenerateConfig,
 ) -> str:
-    """The key of one request: sha256 of the canonical JSON of everything that shapes the reply."""
-    return sha256_json({
-        "v": CACHE_VERSION,
-        "model": identity,
-        "messages": [m.to_dict() for m in messages],
-        "tools": [t.to_dict() for t in tools],
-        "config": config.to_dict(),
-    })
+    """The key of one request: sha256 of the canonical JSON of everything that shapes the reply,
+
+        {"v": CACHE_VERSION, "model": identity, "messages": [m.to_dict() ...],
+         "tools": [t.to_dict() ...], "config": config.to_dict()}
+
+    The text is assembled from its parts in sorted-key order, which is byte for byte what
+    ``canonical_json`` of that dict gives, so that the tools part can come from
+    :data:`canonical_tools`. Messages are rendered per call (they change every call; ~2 us each).
+    """
+    text = "".join((
+        '{"config":', canonical_json(config.to_dict()),
+        ',"messages":', canonical_json([m.to_dict() for m in messages]),
+        ',"model":', canonical_json(identity),
+        ',"tools":', canonical_tools(tools),
+        ',"v":', canonical_json(CACHE_VERSION), "}",
+    ))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 _SCHEMA = """
