@@ -22,6 +22,11 @@ class DataNotFound(Exception):
     pass
 
 
+class DataError(ValueError):
+    """A dataset file is missing a piece or malformed; the one-line message names the file, the
+    record (line, row or index) and the field, so a user can fix the input directly."""
+
+
 @dataclass(frozen=True)
 class DatasetSource:
     name: str

@@ -12,14 +12,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolscore.data import DataError
+
 DOMAINS = ("meal-planning", "workout-routine_cardio", "workout-routine_strength", "schedule")
 COLUMNS = ("row_id", "user_request", "agent_response", "constraint", "is_constraint_satisfied",
            "domain")
 DEV_FILE = "acs_dev.csv"
 
-
-class DataError(ValueError):
-    """The dataset is missing or malformed; the message names file, row and field."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from toolscore.data import DataError
 from toolscore.types import Message, ToolSpec
 
 SlotValue = str | bool
@@ -29,9 +30,6 @@ SCRIPTS_FILE = "data_v1_2.jsonl"
 API_FILE = "API_list.xlsx"
 API_SHEET = "API list_2"
 
-
-class DataError(ValueError):
-    """The dataset is missing or malformed; the message names file, line and field."""
 
 
 @dataclass(frozen=True)

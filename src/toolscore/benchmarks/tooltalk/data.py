@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from toolscore.data import DataError
 from toolscore.env.environment import Environment, Session
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord
@@ -25,9 +26,6 @@ SPLIT_DIRS = {"easy": "easy", "hard": "tooltalk"}
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ACCOUNT_DB = "Account"
 
-
-class DataError(ValueError):
-    """The dataset is missing or malformed; the message names file, record and field."""
 
 
 @dataclass
