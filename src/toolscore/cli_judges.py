@@ -1,0 +1,214 @@
+"""``toolscore judge-agreement``: how well a judge agrees with the ACS human labels.
+
+The judge is acs-verify (the deterministic verifier) or any model name (an LLM judge, zero- or
+few-shot). Every metric comes with a bootstrap interval that resamples whole requests, since
+the 3-6 constraints of one request are judged against one shared response. Rows where the
+infrastructure failed are reported and left out; rows where the judge gave no readable verdict
+are abstentions and lower ``coverage`` and ``accuracy_all``. No evaluation logic here: parse,
+call the library, print.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from toolscore.benchmarks.acs.data import AcsRow
+
+GROUPS = ("domain", "kind", "none")
+COLUMNS = (("coverage", "cov"), ("accuracy", "acc"), ("accuracy_all", "acc_all"),
+           ("balanced_accuracy", "bal_acc"), ("accuracy_pos", "acc_sat"),
+           ("accuracy_neg", "acc_unsat"), ("predicted_pos_rate", "pred_sat"),
+           ("kappa", "kappa"))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judge-agreement")(judge_agreement)
+
+
+def judge_agreement(
+    judge: str = typer.Option("acs-verify", "--judge",
+                              help="acs-verify, or a model (provider/model) as LLM judge."),
+    base_url: str | None = typer.Option(None, "--base-url",
+                                           help="OpenAI-compatible endpoint (openai/...)."),
+    shots: int = typer.Option(0, "--shots", help="LLM judge: few-shot examples per prompt "
+                              "(drawn from the other half of the requests)."),
+    shot_reasons: bool = typer.Option(False, "--shot-reasons", help="LLM judge: show "
+                                      "acs-verify's figures with each example's label."),
+    votes: int = typer.Option(1, "--votes", help="LLM judge: samples per row (majority)."),
+    temperature: float = typer.Option(0.0, "--temperature", help="LLM judge temperature."),
+    limit: int | None = typer.Option(None, "--limit", help="Judge only the first N rows."),
+    group: str = typer.Option("domain", "--group", help="Per-group table: domain | kind | none."),
+    data: Path | None = typer.Option(None, "--data", help="ACS csv or folder."),
+    resamples: int = typer.Option(2000, "--resamples", help="Bootstrap resamples (0: none)."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the bootstrap and the example draw."),
+    max_concurrency: int = typer.Option(8, "--max-concurrency", help="LLM calls in flight."),
+    timeout: float = typer.Option(120.0, "--timeout", help="Seconds per model call."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not cache model responses."),
+    out: Path | None = typer.Option(None, "--out", help="Write one JSON line per row "
+                                    "(verdict, votes, raw model output)."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+) -> None:
+    """Agreement of a judge with the human labels of the ACS rows, with intervals."""
+    from toolscore import cli
+    from toolscore.benchmarks.acs.data import DataError, load_rows
+
+    if group not in GROUPS:
+        cli._fail(f"--group: expected one of {', '.join(GROUPS)}, got {group!r}")
+    if shots < 0 or votes < 1 or (limit is not None and limit < 1) or resamples < 0:
+        cli._fail("--shots and --resamples must be >= 0; --votes and --limit >= 1")
+    if judge == "acs-verify" and (shots or votes != 1 or shot_reasons):
+        cli._fail("--shots, --votes and --shot-reasons apply to LLM judges, not acs-verify")
+    try:
+        rows = load_rows(data)
+    except DataError as e:
+        cli._fail(str(e))
+        return
+    try:
+        if judge == "acs-verify":
+            judged = _run_verifier(rows[:limit])
+        else:
+            judged = asyncio.run(_run_llm(
+                rows, limit, judge, base_url=base_url, shots=shots, shot_reasons=shot_reasons,
+                votes=votes, temperature=temperature, seed=seed, timeout=timeout,
+                max_concurrency=max_concurrency, cache=not no_cache))
+    except cli.USER_ERRORS as e:
+        cli._fail(str(e))
+        return
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("w", encoding="utf-8") as f:
+            for rec in judged:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    doc = summarise(judged, judge=judge, group=group, shots=shots, votes=votes,
+                    resamples=resamples, seed=seed)
+    if json_out:
+        cli._emit_json(doc)
+    else:
+        print_summary(doc)
+
+
+# -- running the judges ---------------------------------------------------------------------
+def _record(row: AcsRow, label: bool | None, reason: str, error: str = "",
+            **extra: Any) -> dict[str, Any]:
+    from toolscore.judges.acs.constraints import Abstain, parse_constraint
+
+    parsed = parse_constraint(row.constraint, row.request, row.domain)
+    return {"row_id": row.row_id, "domain": row.domain,
+            "kind": "unparsed" if isinstance(parsed, Abstain) else parsed.kind,
+            "request": _request_id(row), "constraint": row.constraint, "human": row.label,
+            "label": label, "reason": reason, "error": error, **extra}
+
+
+def _request_id(row: AcsRow) -> str:
+    from toolscore.models.cache import sha256_json
+
+    return sha256_json([row.request, row.response])[:12]
+
+
+def _run_verifier(rows: list[AcsRow]) -> list[dict[str, Any]]:
+    from toolscore.judges.acs import verify
+
+    out = []
+    for r in rows:
+        v = verify(r.request, r.response, r.constraint, r.domain)
+        out.append(_record(r, v.label, v.reason))
+    return out
+
+
+async def _run_llm(rows: list[AcsRow], limit: int | None, judge: str, *, base_url: str | None,
+                   shots: int, shot_reasons: bool, votes: int, temperature: float, seed: int,
+                   timeout: float, max_concurrency: int, cache: bool) -> list[dict[str, Any]]:
+    from toolscore.judges.acs_llm import AcsLLMJudge, few_shot_plan
+    from toolscore.models import ModelClient, get_model
+
+    model = get_model(judge, **({"base_url": base_url} if base_url else {}))
+    client = ModelClient(model, cache=_cache() if cache else None, timeout=timeout,
+                         max_concurrency=max_concurrency, role="judge")
+    plan = few_shot_plan(rows, shots, seed)[:limit]  # examples drawn from all requests
+    explanations: dict[str, str] = {}
+    if shot_reasons:
+        from toolscore.judges.acs import verify
+
+        for s in {s.row_id: s for _, ex in plan for s in ex}.values():
+            v = verify(s.request, s.response, s.constraint, s.domain)
+            if v.label == s.label:
+                explanations[s.row_id] = v.reason
+    llm = AcsLLMJudge(client, votes=votes, temperature=temperature, seed=seed,
+                      explanations=explanations)
+    verdicts = await llm.judge_all(plan)
+    return [_record(r, v.label, v.reason, v.error, shots=[s.row_id for s in ex],
+                    votes=[{"label": x.label, "error": x.error, "raw": x.raw} for x in v.votes])
+            for (r, ex), v in zip(plan, verdicts, strict=True)]
+
+
+def _cache() -> Any:
+    from toolscore.data import cache_root
+    from toolscore.models.cache import ResponseCache
+
+    path = cache_root() / "responses.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return ResponseCache(path)
+
+
+# -- summarising and printing ---------------------------------------------------------------
+def summarise(judged: list[dict[str, Any]], *, judge: str, group: str, shots: int, votes: int,
+              resamples: int, seed: int) -> dict[str, Any]:
+    """Metrics over the rows without infrastructure errors, overall and per ``group``."""
+    from toolscore.stats.classification import classification_report
+
+    scored = [r for r in judged if not r["error"]]
+    rep = classification_report(
+        [r["human"] for r in scored], [r["label"] for r in scored],
+        groups=None if group == "none" else [r[group] for r in scored],
+        clusters=[r["request"] for r in scored], n_resamples=resamples, seed=seed)
+    n = len(scored)
+    return {
+        "judge": judge, "shots": shots, "votes": votes, "group": group,
+        "rows": len(judged), "requests": len({r["request"] for r in judged}),
+        "errors": len(judged) - n,
+        "abstentions": sum(r["label"] is None for r in scored),
+        "baseline_always_satisfied": sum(r["human"] for r in scored) / n if n else None,
+        "report": rep.to_dict(),
+    }
+
+
+def _cell(m: dict[str, float], name: str) -> tuple[str, str]:
+    v, lo, hi = m["value"], m["low"], m["high"]
+    if v != v:
+        return "-", ""
+    if name == "kappa":
+        return f"{v:.3f}", ("" if lo != lo else f"{lo:.2f}-{hi:.2f}")
+    return f"{v:.1%}", ("" if lo != lo else f"{lo:.0%}-{hi:.0%}")
+
+
+def print_summary(doc: dict[str, Any], file: Any = None) -> None:
+    file = file or sys.stdout
+    rep = doc["report"]
+    boot = rep["bootstrap"]
+    how = f"{doc['shots']}-shot" if doc["judge"] != "acs-verify" else "deterministic"
+    print(f"judge {doc['judge']} ({how}) on {doc['rows']} ACS rows from {doc['requests']} "
+          f"requests; {doc['abstentions']} abstained, {doc['errors']} infrastructure errors "
+          f"(left out)", file=file)
+    print(f"{boot['confidence']:.0%} bootstrap intervals ({boot['n_resamples']} resamples of "
+          f"whole requests, seed {boot['seed']}); accuracy_all counts abstentions as wrong, "
+          "the other metrics use the decided rows", file=file)
+    sections = [("overall", {"all": rep["overall"]})]
+    if rep["groups"]:
+        sections.append((doc["group"], rep["groups"]))
+    for title, groups in sections:
+        width = max(len(title), *(len(k) for k in groups)) + 2
+        print(file=file)
+        print(f"{title:<{width}}{'n':>5}" + "".join(f"{h:>11}" for _, h in COLUMNS), file=file)
+        for key, g in groups.items():
+            cells = [_cell(g["metrics"][name], name) for name, _ in COLUMNS]
+            print(f"{key:<{width}}{g['n']:>5}" + "".join(f"{c[0]:>11}" for c in cells),
+                  file=file)
+            print(f"{'':<{width}}{'':>5}" + "".join(f"{c[1]:>11}" for c in cells), file=file)
+    if doc["baseline_always_satisfied"] is not None:
+        print(f"\nbaseline: always 'satisfied' {doc['baseline_always_satisfied']:.1%}", file=file)
