@@ -201,12 +201,19 @@ def report(
     run_dir: Path = typer.Argument(..., help="Run directory."),
     seed: int = typer.Option(0, help="Seed of the empirical noise-floor bootstrap."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+    html_out: Path | None = typer.Option(None, "--html",
+                                         help="Also write a self-contained HTML report here."),
 ) -> None:
     """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens."""
     from toolscore.report.overview import run_overview
 
     try:
         doc = run_overview(run_dir, seed=seed)
+        if html_out is not None:
+            from toolscore.report.html import write_html
+
+            err.print(f"wrote {write_html(run_dir, html_out, seed=seed)}", highlight=False,
+                      soft_wrap=True)
     except USER_ERRORS as e:
         _fail(str(e))
         return
