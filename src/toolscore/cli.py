@@ -173,6 +173,7 @@ def data(
 
 __import__("toolscore.cli_report", fromlist=["register"]).register(app)  # compare, report, export
 __import__("toolscore.cli_autode", fromlist=["register"]).register(app)  # autode, agree
+__import__("toolscore.cli_tooleval", fromlist=["register"]).register(app)  # tooleval
 __import__("toolscore.cli_judges", fromlist=["register"]).register(app)  # judge-agreement
 
 
