@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint clean
+.PHONY: install browser demo test lint clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,11 @@ demo: install
 	$(BIN)/toolscore run demo --model local/smollm2
 	$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 3 --max-calls-per-turn 3
 
-test: install
+# headless Chromium for the HTML report's browser test (tests/test_report_html.py)
+browser:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+test: install browser
 	$(BIN)/python -m pytest -q
 
 lint: install
