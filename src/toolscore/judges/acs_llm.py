@@ -64,7 +64,7 @@ USER_TEMPLATE = """\
 Is the constraint satisfied by the agent response?"""
 
 RETRY_PROMPT = ("I could not read a verdict from your answer ({error}). Reply with only the JSON "
-                'object {"reasoning": "...", "satisfied": true or false}.')
+                'object {{"reasoning": "...", "satisfied": true or false}}.')
 
 
 @dataclass
