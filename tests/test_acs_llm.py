@@ -164,3 +164,11 @@ def test_cli_few_shot_llm_judge_on_dev_rows(tmp_path: Path) -> None:
         assert len(rec["shots"]) == 2
         for sid in rec["shots"]:
             assert (rows[sid].request, rows[sid].response) != (row.request, row.response)
+
+
+def test_few_shot_plan_refuses_when_the_other_half_is_too_small() -> None:
+    with pytest.raises(ValueError, match="too few rows"):
+        few_shot_plan(_synthetic(1), 2)
+    with pytest.raises(ValueError, match="too few rows"):
+        few_shot_plan(_synthetic(2), 5)
+    assert few_shot_plan(_synthetic(1), 0)[0][1] == []

@@ -43,7 +43,8 @@ def judge_agreement(
     votes: int = typer.Option(1, "--votes", help="LLM judge: samples per row (majority)."),
     temperature: float = typer.Option(0.0, "--temperature", help="LLM judge temperature."),
     limit: int | None = typer.Option(None, "--limit", help="Judge only the first N rows."),
-    group: str = typer.Option("domain", "--group", help="Per-group table: domain | kind | none."),
+    group: str = typer.Option("domain", "--group", help="Per-group table: domain | kind "
+                              "(constraint kind as acs-verify reads it) | none."),
     data: Path | None = typer.Option(None, "--data", help="ACS csv or folder."),
     resamples: int = typer.Option(2000, "--resamples", help="Bootstrap resamples (0: none)."),
     seed: int = typer.Option(0, "--seed", help="Seed for the bootstrap and the example draw."),

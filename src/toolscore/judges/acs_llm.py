@@ -220,6 +220,9 @@ def few_shot_plan(rows: Sequence[AcsRow], k: int, seed: int = 0
     fold = {key: i % 2 for i, key in enumerate(keys)}
     shots = [pick_shots([r for r in rows if fold[_request_key(r)] != f], k, seed + f)
              for f in (0, 1)]
+    if len(keys) < 2 or any(len(s) < k for s in shots):
+        raise ValueError(f"too few rows for {k} few-shot examples from the other half of "
+                         f"{len(keys)} request(s)")
     return [(r, shots[fold[_request_key(r)]]) for r in rows]
 
 
