@@ -270,3 +270,33 @@ def test_model_text_is_shown_never_run(browser: Browser, hostile_run: Path,
     assert browser.js(f"{VISIBLE}.length") == 1
     assert browser.js("typeof window.__pwned") == "undefined"
     assert browser.errors() == []
+
+
+def test_breakdowns_locate_the_injected_misses(mixed_run: Path) -> None:
+    from toolscore.report import html_data
+
+    records = list(RunStore(mixed_run).latest().values())
+    tools = html_data.tool_breakdown(records, html_data.plugin_lookup("demo", []))
+    assert sum(t["expected"] - t["found"] for t in tools) == sum(
+        1 for r in records if r["scores"]["success"] is False)
+    assert {t["plugin"] for t in tools} <= {"Notes", "Shopping", "Calculator"}
+    confusion = html_data.confusion(records)
+    assert confusion and all(n > 0 for n in confusion.values())
+    errors = html_data.error_breakdown(records)
+    assert [e["error_type"] for e in errors] == ["bad planning"]
+    head = html_data.headline(records, None, n_resamples=200)
+    success = {s: next(m for m in rows if m["key"] == "success_rate") for s, rows in head.items()}
+    assert all(m["low"] <= m["value"] <= m["high"] for m in success.values())
+
+
+def test_cli_writes_the_page_next_to_the_terminal_summary(mixed_run: Path,
+                                                         tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from toolscore.cli import app
+
+    out = tmp_path / "sub" / "report.html"
+    done = CliRunner().invoke(app, ["report", str(mixed_run), "--html", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "oracle" in done.output and out.is_file()
+    assert out.read_text().startswith("<!DOCTYPE html>")

@@ -75,11 +75,13 @@ def _headline(head: dict[str, list[dict[str, Any]]], counts: dict[str, Any]) -> 
         rows.append(cells)
     return ("<h2>Headline metrics</h2><p class=\"muted\">value as published by the benchmark's "
             "scorer; in brackets the 95% percentile bootstrap interval, resampling "
-            "conversations (ratios of sums resampled as such).</p>"
+            "(sample, epoch) records (ratios of sums resampled as such).</p>"
             + _table(["split", "samples", "errors", *labels], rows))
 
 
 def _tool_tables(tools: list[dict[str, Any]], plugins: list[dict[str, Any]]) -> str:
+    if not tools:
+        return "<h2>Per plugin and per tool</h2><p class=\"muted\">no tool calls recorded.</p>"
     tool_rows = [[esc(t["tool"]), esc(t["plugin"]), str(t["expected"]), str(t["found"]),
                   _pct(t["recall"]), str(t["called"]), str(t["correct"]), _pct(t["precision"]),
                   str(t["bad_actions"]), str(t["failed_samples"])] for t in tools]

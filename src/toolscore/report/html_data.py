@@ -114,6 +114,9 @@ def headline(records: list[dict[str, Any]], metrics: dict[str, Any] | None, *,
         rows = []
         for key, label, num, den in specs:
             ci = _interval(recs, num, den, n_resamples, seed)
+            if ci is None and den is not None:  # no counts: the per-sample score, averaged
+                num, den = key, None
+                ci = _interval(recs, num, den, n_resamples, seed)
             if ci is None:
                 continue
             if published is not None and isinstance(published.get(key), (int, float)):
@@ -160,7 +163,9 @@ def tool_breakdown(records: list[dict[str, Any]], plugin_of: Callable[[str], str
             row(name)["expected"] += 1
             row(name)["found"] += (turn, i) in matched
         for o in outcomes:
-            x = row(str(o.get("name")))
+            if not o.get("name"):
+                continue
+            x = row(str(o["name"]))
             x["called"] += 1
             x["correct"] += bool(o.get("match"))
             x["bad_actions"] += bool(o.get("bad_action"))
@@ -227,8 +232,8 @@ def confusion(records: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
         turns = sorted({t for t, _, _ in truths} | {int(o.get("turn", 0)) for o in outcomes})
         for turn in turns:
             gt = [n for t, i, n in truths if t == turn and (t, i) not in matched]
-            pred = [str(o.get("name")) for o in outcomes
-                    if int(o.get("turn", 0)) == turn and not o.get("match")]
+            pred = [str(o["name"]) for o in outcomes
+                    if int(o.get("turn", 0)) == turn and not o.get("match") and o.get("name")]
             for k in range(max(len(gt), len(pred))):
                 counts[(gt[k] if k < len(gt) else NO_TRUTH,
                         pred[k] if k < len(pred) else NO_CALL)] += 1

@@ -154,7 +154,9 @@ def render_sample(idx: int, record: dict[str, Any], metric: str | None) -> str:
             body.append("<details><summary>transcript</summary>"
                         + "".join(_message(m) for m in transcript if isinstance(m, dict))
                         + "</details>")
-        if turn.get("text"):
+        said = [m.get("content") for m in transcript
+                if isinstance(m, dict) and m.get("role") == "assistant"]
+        if turn.get("text") and (not said or said[-1] != turn["text"]):
             body.append(f'<div class="msg assistant"><span class="role">final answer</span>'
                         f'{_pre(turn["text"])}</div>')
         body.append("</div>")

@@ -33,7 +33,7 @@ th:first-child,td:first-child,td.l,th.l{text-align:left}th{background:var(--bg2)
 .plot .empty{fill:#f4f5f7}.plot .cellnum{font-size:10px;fill:#fff;pointer-events:none}
 #filters{position:sticky;top:0;background:#fffffff0;border-bottom:1px solid var(--line);
  padding:8px 0;display:flex;gap:14px;align-items:center;flex-wrap:wrap;z-index:2}
-#filters select,#filters input[type=search]{font:inherit;padding:2px 4px}
+#filters select,#filters input[type=search]{font:inherit;padding:2px 4px;max-width:240px}
 details.sample{border:1px solid var(--line);border-left:5px solid var(--pass);border-radius:4px;
  margin:8px 0;padding:4px 10px}
 details.sample.failed{border-left-color:var(--fail)}
