@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from toolscore.judges.llm import LLMJudge, PromptTemplate, make_judge, majority, parse_verdict
+from toolscore.judges.llm import LLMJudge, PromptTemplate, majority, make_judge, parse_verdict
 from toolscore.models.client import ModelClient
 from toolscore.models.retry import RetryPolicy
 from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
