@@ -214,7 +214,7 @@ def report(
 
             err.print(f"wrote {write_html(run_dir, html_out, seed=seed)}", highlight=False,
                       soft_wrap=True)
-    except USER_ERRORS as e:
+    except (*USER_ERRORS, OSError) as e:  # OSError: --html FILE cannot be written
         _fail(str(e))
         return
     if json_out:
