@@ -196,3 +196,22 @@ def test_no_finish_and_no_answer_fail_without_a_judge_and_strict_give_up() -> No
         assert calls["n"] == 1  # only the task was judged
         assert asyncio.run(judge_once(judge, give_up, strict=True)).outcome == FAIL
         assert calls["n"] == 1
+
+
+@needs_data
+def test_rescoring_from_the_cache_is_identical_and_free(tmp_path: Path) -> None:
+    from toolscore.models.cache import ResponseCache
+
+    samples = load_converted(G1_TOOL, limit=15)
+    cache = ResponseCache(tmp_path / "responses.sqlite")
+    with FakeOpenAIServer(Judge()) as srv:
+        first = asyncio.run(pass_rate(make_judge("openai/fake", base_url=srv.base_url,
+                                                 cache=cache), samples, votes=3))
+        served = srv.requests
+        again = asyncio.run(pass_rate(make_judge("openai/fake", base_url=srv.base_url,
+                                                 cache=cache), samples, votes=3))
+        assert srv.requests == served  # nothing new reached the judge
+    a, b = first.report(), again.report()
+    assert a["overall"] == b["overall"]
+    assert a["usage"]["calls"] == served and b["usage"]["calls"] == 0
+    assert b["usage"]["cached_calls"] == served

@@ -78,6 +78,10 @@ def _print(doc: dict[str, Any], json_out: bool, columns: list[tuple[str, Any]]) 
         table.add_row(subset, *(_fmt(get(row)) for _, get in columns))
     console = Console()
     console.print(table)
+    for name, rule in (doc.get("rules") or {}).items():
+        console.print(f"{name}: {rule}", highlight=False)
+    if "mode" in doc:
+        console.print(f"mode: {doc['mode']}, seed {doc['seed']}", highlight=False)
     usage = doc.get("usage") or {}
     console.print(f"judge tokens: {usage.get('input_tokens', 0)} in, "
                   f"{usage.get('output_tokens', 0)} out; calls {usage.get('calls', 0)}, "

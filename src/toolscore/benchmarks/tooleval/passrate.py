@@ -211,5 +211,7 @@ async def pass_rate(judge: LLMJudge, samples: list[Sample], *, votes: int = 4, s
         r.passed = reference_pass([j.outcome for j in js], seed, r.key)
         return r
 
+    before = Usage(**judge.usage.to_dict())
     results = list(await asyncio.gather(*(one(s) for s in samples)))
-    return PassRateResult(results, votes, seed, strict, judge.name, judge.usage)
+    used = Usage(**{k: v - getattr(before, k) for k, v in judge.usage.to_dict().items()})
+    return PassRateResult(results, votes, seed, strict, judge.name, used)
