@@ -171,6 +171,7 @@ def test_malformed_verdicts_are_retried_then_recorded_as_errors() -> None:
     assert v.label is None and "unparseable" in (v.error or "") and len(v.raw) == 3
     overall = bad.report()["overall"]
     assert (overall["queries"], overall["evaluated"], overall["errors"]) == (4, 3, 1)
+    assert overall["error_causes"] == {"unparseable verdict after 3 attempt(s)": 3}
 
 
 def test_no_finish_and_no_answer_fail_without_a_judge_and_strict_give_up() -> None:

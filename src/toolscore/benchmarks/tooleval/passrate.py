@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import random
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,7 +168,18 @@ def summarize(results: list[QueryResult], votes: int) -> dict[str, Any]:
                    "std": statistics.pstdev(per_rep) if per_rep else None,
                    "per_repetition": per_rep},
         "first_judgement_why": reasons,
+        "error_causes": error_causes(v for r in results for j in r.judgements for v in j.verdicts),
     }
+
+
+def error_causes(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    """Failed verdicts by cause ("infrastructure", "unparseable verdict after 3 attempt(s)")."""
+    out: dict[str, int] = {}
+    for v in verdicts:
+        if v.error:
+            cause = v.error.split(":")[0]
+            out[cause] = out.get(cause, 0) + 1
+    return out
 
 
 @dataclass

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolscore.benchmarks.tooleval.data import Sample
+from toolscore.benchmarks.tooleval.passrate import error_causes
 from toolscore.benchmarks.tooleval.prompts import (
     ANSWER_STATUS,
     PREFERENCE,
@@ -114,13 +115,15 @@ def summarize(comparisons: list[Comparison]) -> dict[str, Any]:
         "errors": len(comparisons) - len(judged),
         "wins": counts[CANDIDATE], "losses": counts[REFERENCE], "ties": counts[TIE],
         "win_rate": (sum(POINTS[c.winner] for c in judged) / len(judged)) if judged else None,
+        "error_causes": error_causes(v for c in comparisons for v in c.verdicts),
         "decided_by": {w: sum(1 for c in judged if c.why == w)
                        for w in ("pass label", "solved status", "preference", "orders disagree")},
         "position_bias": {
             "first_shown_pick_rate": sum(picks) / len(picks) if picks else None,
             "preference_votes": len(picks),
-            "order_agreement": (sum(1 for c in both if c.orders[0] == c.orders[1] is not None)
-                                / len(both)) if both else None,
+            "order_agreement": (sum(1 for c in both if c.orders[0] is not None
+                                    and c.orders[0] == c.orders[1]) / len(both))
+                               if both else None,
             "compared_in_both_orders": len(both),
         },
     }
