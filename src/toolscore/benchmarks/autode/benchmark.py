@@ -15,6 +15,8 @@ from typing import Any, Literal
 import numpy as np
 
 from toolscore.benchmarks.autode import prompts, protocol
+from toolscore.benchmarks.autode.analysis import redundant_questions
+from toolscore.benchmarks.autode.apidocs import check_arguments
 from toolscore.benchmarks.autode.data import ApiDoc, UserScript, load_api_docs, load_scripts
 from toolscore.benchmarks.autode.rescore import REFUSAL_REASONS
 from toolscore.benchmarks.autode.scoring import (
@@ -27,6 +29,7 @@ from toolscore.benchmarks.autode.scoring import (
     score_case,
 )
 from toolscore.benchmarks.base import Sample
+from toolscore.data import DataError
 from toolscore.types import GenerateConfig, ToolSpec
 
 Mode = Literal["dynamic", "static", "human"]
@@ -45,7 +48,8 @@ class AutoDEBenchmark:
                  user_max_tokens: int = 256, max_turns: int = protocol.MAX_TURNS,
                  tools: Literal["all", "gold"] = "all", enums: bool = True,
                  max_tokens: int | None = 512, temperature: float = 0.0, seed: int = 0,
-                 human: Any = None, **ignored: Any) -> None:
+                 human: Any = None, apis: str | Path | None = None,
+                 scripts: str | Path | None = None, **ignored: Any) -> None:
         unknown = set(ignored) - _IGNORED
         if unknown:
             raise ValueError(f"autode: unknown option(s) {', '.join(sorted(unknown))}")
@@ -54,6 +58,8 @@ class AutoDEBenchmark:
         if tools not in ("all", "gold"):
             raise ValueError(f"autode: tools must be 'all' or 'gold', got {tools!r}")
         self.data_dir = Path(data_dir)
+        self.apis = Path(apis) if apis else None  # user-written API documents
+        self.scripts = Path(scripts) if scripts else None  # user-written scripts (JSONL)
         self.mode = mode
         self.user_model = user_model
         self.user_base_url = user_base_url
@@ -80,6 +86,10 @@ class AutoDEBenchmark:
             "temperature": self.temperature, "seed": self.seed,
             "assistant_prompt": prompts.PROMPT_VERSION,
         }
+        if self.apis is not None:
+            cfg["apis"] = str(self.apis)
+        if self.scripts is not None:
+            cfg["scripts"] = str(self.scripts)
         if self.mode == "dynamic":
             cfg.update(user_model=self.user_model or "same as assistant",
                        user_prompt=USER_PROMPT_VERSION, user_temperature=self.user_temperature,
@@ -91,14 +101,16 @@ class AutoDEBenchmark:
     # -- data --------------------------------------------------------------------------------
     def samples(self) -> list[Sample]:
         if self._samples is None:
-            self._samples = [Sample(s.uuid, s, {"api": s.api})
-                             for s in load_scripts(self.data_dir)]
+            scripts = load_scripts(self.scripts or self.data_dir)
+            if self.scripts is not None or self.apis is not None:
+                check_scripts(scripts, self.docs, self.scripts or self.data_dir)
+            self._samples = [Sample(s.uuid, s, {"api": s.api}) for s in scripts]
         return self._samples
 
     @property
     def docs(self) -> dict[str, ApiDoc]:
         if self._docs is None:
-            self._docs = load_api_docs(self.data_dir, enums=self.enums)
+            self._docs = load_api_docs(self.apis or self.data_dir, enums=self.enums)
         return {d.name: d for d in self._docs}
 
     def offered_tools(self, script: UserScript) -> list[ToolSpec]:
@@ -166,6 +178,8 @@ class AutoDEBenchmark:
         called = output.get("state") == "success"
         hallucinated = (any(k not in doc.parameter_names for k in filter_arguments(slots))
                         if doc is not None else None)
+        questions, redundant = redundant_questions(output.get("content") or [], script.slots,
+                                                   doc)
         return {
             "precision": exact.precision, "recall": exact.recall, "f1": exact.f1,
             "normalised": {"precision": norm.precision, "recall": norm.recall, "f1": norm.f1},
@@ -174,6 +188,7 @@ class AutoDEBenchmark:
             "refusal": any(r in reason for r in REFUSAL_REASONS),
             "hallucinated": hallucinated, "dialogue_length": len(output.get("content") or []),
             "ending": reason.split(":")[0] if reason else "API call",
+            "questions": questions, "redundant_questions": redundant,
         }
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -182,6 +197,30 @@ class AutoDEBenchmark:
 
 def _mean(values: list[Any]) -> float | None:
     return float(np.mean(values)) if values else None
+
+
+def _redundancy(scores: list[dict[str, Any]]) -> dict[str, Any]:
+    """Redundant questions (see :func:`.analysis.redundant_questions`); records scored before
+    the analysis existed have no counts and are left out."""
+    counted = [s for s in scores if "questions" in s]
+    asked = sum(s["questions"] for s in counted)
+    redundant = sum(s["redundant_questions"] for s in counted)
+    return {"questions": asked, "redundant_questions": redundant,
+            "redundant_question_rate": redundant / asked if asked else None,
+            "dialogues_with_redundant_questions": _mean(
+                [s["redundant_questions"] > 0 for s in counted])}
+
+
+def check_scripts(scripts: list[UserScript], docs: dict[str, ApiDoc], where: Path) -> None:
+    """User scripts must call documented APIs with valid arguments (one-line error)."""
+    for s in scripts:
+        doc = docs.get(s.api)
+        if doc is None:
+            raise DataError(f"{where}:{s.line}: field 'api' {s.api!r} is not in the API "
+                            "documents")
+        problems = check_arguments(doc, s.slots)
+        if problems:
+            raise DataError(f"{where}:{s.line}: {problems[0][1]} (field 'slots')")
 
 
 def aggregate_records(records: list[dict[str, Any]], mode: str = "") -> dict[str, Any]:
@@ -224,6 +263,7 @@ def aggregate_records(records: list[dict[str, Any]], mode: str = "") -> dict[str
         "hallucinated_parameter_rate_successful": _mean(
             [s["hallucinated"] for s in successful if s["hallucinated"] is not None]),
         "mean_dialogue_length": _mean([s["dialogue_length"] for s in scores]),
+        **_redundancy(scores),
     }
     result["endings"] = dict(Counter(s["ending"] for s in scores).most_common())
     return result

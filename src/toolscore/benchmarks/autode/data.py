@@ -31,7 +31,6 @@ API_FILE = "API_list.xlsx"
 API_SHEET = "API list_2"
 
 
-
 @dataclass(frozen=True)
 class Turn:
     """One message of a dialogue history, with the dataset's role names."""
@@ -303,16 +302,30 @@ def parse_parameters(text: str, where: str, *, enums: bool = True) -> dict[str, 
     return schema
 
 
+def _without_enums(doc: ApiDoc) -> ApiDoc:
+    properties = {k: {f: v for f, v in p.items() if f != "enum"}
+                  for k, p in doc.spec.parameters.get("properties", {}).items()}
+    spec = ToolSpec(doc.name, doc.spec.description, {**doc.spec.parameters,
+                                                     "properties": properties})
+    return ApiDoc(doc.domain, doc.subdomain, doc.function, spec, doc.parameters_text, doc.row)
+
+
 def load_api_docs(root: Path, *, enums: bool = True) -> list[ApiDoc]:
     """The API documents of sheet ``API list_2`` in sheet order.
 
     ``root`` is the dataset folder or the workbook. ``enums=False`` leaves every string parameter
     unconstrained: a few gold slots lie outside their documented list (gold ``"train"`` where the
     document lists ``"train ticket"``), so a provider that enforces enums could not produce them.
-    Needs openpyxl (``pip install 'toolscore[autode]'``).
+    Needs openpyxl (``pip install 'toolscore[autode]'``). A ``.json`` / ``.yaml`` / ``.yml``
+    file holds documents written by users (see :mod:`.apidocs`).
     """
     path = Path(root)
     path = path / API_FILE if path.is_dir() else path
+    if path.suffix.lower() in (".json", ".yaml", ".yml"):
+        from toolscore.benchmarks.autode.apidocs import load_api_doc_file
+
+        user_docs: list[ApiDoc] = load_api_doc_file(path)
+        return user_docs if enums else [_without_enums(d) for d in user_docs]
     try:
         import openpyxl
     except ImportError:

@@ -1,0 +1,236 @@
+"""Analyses between two runs of one assistant (e.g. static vs dynamic) and of dialogue quality.
+
+The static-vs-dynamic *gap* is the paper's central observation: an assistant that scores well
+when handed the whole history scores worse when it has to elicit the details itself. We report
+it per case (F1 of run A minus run B, each case averaged over its run's trials) and overall
+(mean over the cases both runs have, x100, with a paired bootstrap CI over cases).
+
+*Redundant questions* (see :func:`redundant_questions`) count assistant turns that ask for a
+value the user already gave, a failure a slot score cannot see when the assistant finally makes
+the right call anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toolscore.benchmarks.autode.data import ApiDoc, UserScript, load_results
+from toolscore.benchmarks.autode.scoring import score_case
+from toolscore.stats import bootstrap_ci
+
+_ASKING = re.compile(r"\?|\b(?:please\s+(?:tell|provide|give|specify|share|enter|confirm)|"
+                     r"let me know|i need to know)\b", re.IGNORECASE)
+# Description text from here on lists example values ("including phone, watch"), not the topic.
+_EXAMPLES = re.compile(r"\(|\b(?:including|such as|like|e\.g|for example|can be|supports)\b",
+                       re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+_STOPWORD_TEXT = (
+    "the and for with that this from into your you are can will such like etc user users "
+    "which what when where who how its their they them there type value values name names "
+    "info information including includes include slot required optional default e.g. "
+    "about other some more than only also each should would could")
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z][a-z0-9]+", text.lower())
+
+
+def _content(words: list[str]) -> frozenset[str]:
+    return frozenset(w for w in words if len(w) >= 3 and w not in _STOPWORDS)
+
+
+def _name_words(name: str) -> frozenset[str]:
+    return _content(_words(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ")))
+
+
+def slot_keywords(name: str, properties: Mapping[str, Any]) -> frozenset[str]:
+    """Words that show a question is about parameter ``name`` of an API with ``properties``
+    (name -> JSON schema): the parts of its name (camelCase / snake_case split) that no other
+    parameter's name has, and the content words of its description that appear nowhere in the
+    other parameters' names and descriptions (>= 3 letters, no stopwords). Shared words
+    ("device" in ``deviceType`` and in the description of ``roomType``) would tie a question to
+    the wrong parameter."""
+    others_names: set[str] = set()
+    others_all: set[str] = set()
+    for other, schema in properties.items():
+        if other != name:
+            others_names |= _name_words(other)
+            others_all |= _name_words(other) | _content(_words(str(
+                schema.get("description", ""))))
+    description = _EXAMPLES.split(str(properties.get(name, {}).get("description", "")))[0]
+    return (_name_words(name) - others_names) | (_content(_words(description)) - others_all
+                                                 - _name_words(name) - others_names)
+
+
+def _mentions(text: str, value: str) -> bool:
+    """``value`` occurs in ``text`` as a whole phrase, ignoring case."""
+    value = value.strip()
+    if len(value) < 2:
+        return False
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def asking_sentences(text: str) -> list[str]:
+    """The sentences of an assistant turn that ask the user something: a "?" or a request
+    phrase ("please provide", "let me know", "I need to know")."""
+    return [s for s in _SENTENCE.split(text) if _ASKING.search(s)]
+
+
+def is_question(text: str) -> bool:
+    """An assistant turn that asks the user something (see :func:`asking_sentences`)."""
+    return bool(asking_sentences(text))
+
+
+def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str, Any],
+                        doc: ApiDoc | None) -> tuple[int, int]:
+    """(question turns, redundant question turns) of one dialogue.
+
+    ``content`` uses the released shape (``{"role": "User"|"Assistant", "message"}``); ``slots``
+    are the gold values; ``doc`` the gold API's document (None: only slot names are keywords).
+
+    Heuristic: an assistant turn is a *question* if one of its sentences asks something (see
+    :func:`asking_sentences`). It is *redundant* if, for some gold slot whose value (a string of
+    2+ characters) already appeared as a whole phrase, ignoring case, in an earlier user turn,
+    an asking sentence mentions one of the slot's distinctive keywords (:func:`slot_keywords`)
+    and does not itself contain the value (repeating the value back is a confirmation, not a
+    request).
+
+    Limits: a value the user paraphrased ("next Monday" for gold "2023-10-16") is not seen as
+    given, so asking again is missed; a value that is a common word ("yes", "TV") can appear by
+    chance and make a fair question look redundant; keywords are bag-of-words, so "which app
+    plays the media?" counts as asking for a given ``appName`` even when it means something
+    else, while a parameter with no distinctive word (``mediaName`` beside ``mediaType``) is
+    never detected; booleans are never checked (users say them in too many ways); a
+    confirmation that paraphrases the value counts as a request; and the gold API's parameters
+    are assumed, so questions about another API's parameters are not judged. Use the rate to
+    compare runs over the same scripts, not as an absolute count.
+    """
+    properties = doc.spec.parameters.get("properties", {}) if doc is not None else {
+        k: {} for k in slots}
+    keywords = {k: slot_keywords(k, properties if k in properties else {**properties, k: {}})
+                for k in slots}
+    questions = redundant = 0
+    given: set[str] = set()
+    for turn in content:
+        text = turn.get("message") or ""
+        if turn.get("role") == "User":
+            given |= {k for k, v in slots.items() if isinstance(v, str) and _mentions(text, v)}
+            continue
+        asking = asking_sentences(text)
+        if not asking:
+            continue
+        questions += 1
+        if any(keywords[k] & set(_words(sentence)) and not _mentions(sentence, str(slots[k]))
+               for sentence in asking for k in given):
+            redundant += 1
+    return questions, redundant
+
+
+# -- two runs ----------------------------------------------------------------------------------
+@dataclass
+class RunDialogues:
+    """One run reduced to what the analyses need: per-case F1 and the dialogues."""
+
+    label: str
+    f1: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    dialogues: list[tuple[str, list[dict[str, str]]]] = field(default_factory=list)
+    source: str = ""
+
+    def case_f1(self) -> dict[str, float]:
+        return {k: float(np.mean(v)) for k, v in self.f1.items()}
+
+
+def load_run_dialogues(path: Path, scripts: Sequence[UserScript]) -> RunDialogues:
+    """A toolscore run directory, or a released/exported result file scored against
+    ``scripts`` (a record whose uuid is not a script is an error; all trials are kept)."""
+    path = Path(path)
+    if path.is_dir():
+        config_path = path / "run.json"
+        if not config_path.is_file():
+            raise ValueError(f"{path}: neither a result file nor a run directory (no run.json)")
+        config = json.loads(config_path.read_text())
+        if config.get("benchmark") != "autode":
+            raise ValueError(f"{path}: a {config.get('benchmark')!r} run, not an autode run")
+        from toolscore.runs.store import RunStore
+
+        mode = config.get("benchmark_config", {}).get("mode", "")
+        run = RunDialogues(f"{config.get('model')} ({mode})", source=str(path))
+        for r in RunStore(path).latest().values():
+            if r.get("status") == "ok":
+                run.f1[str(r["id"])].append(float(r["scores"]["f1"]))
+                run.dialogues.append((str(r["id"]), list(r["output"].get("content") or [])))
+    else:
+        gold = {s.uuid: s for s in scripts}
+        run = RunDialogues(path.stem, source=str(path))
+        for record in load_results(path).records:
+            if record.uuid not in gold:
+                raise ValueError(f"{path}:{record.line}: uuid {record.uuid!r} is not a script")
+            run.f1[record.uuid].append(score_case(gold[record.uuid].slots, record.slots).f1)
+            run.dialogues.append((record.uuid, [{"role": t.role, "message": t.message}
+                                                for t in record.content]))
+    if not run.f1:
+        raise ValueError(f"{path}: no scored samples")
+    return run
+
+
+def question_stats(run: RunDialogues, scripts: Sequence[UserScript],
+                   docs: Sequence[ApiDoc]) -> dict[str, Any]:
+    """Redundant questions of one run: totals, rate per question, share of dialogues.
+
+    A static run's dialogues are the recorded histories (the assistant only makes the final
+    call), so its counts describe the dataset's histories rather than the assistant."""
+    gold = {s.uuid: s for s in scripts}
+    by_name = {d.name: d for d in docs}
+    questions = redundant = with_redundant = 0
+    for uuid, content in run.dialogues:
+        script = gold.get(uuid)
+        if script is None:
+            continue
+        q, r = redundant_questions(content, script.slots, by_name.get(script.api))
+        questions += q
+        redundant += r
+        with_redundant += r > 0
+    n = len(run.dialogues)
+    return {"dialogues": n, "questions": questions, "redundant_questions": redundant,
+            "redundant_rate": redundant / questions if questions else None,
+            "dialogues_with_redundant": with_redundant / n if n else None}
+
+
+def gap(a: RunDialogues, b: RunDialogues, scripts: Sequence[UserScript],
+        docs: Sequence[ApiDoc], *, n_resamples: int = 2000, confidence: float = 0.95,
+        seed: int = 0) -> dict[str, Any]:
+    """F1 of run A minus run B per shared case and overall (x100, paired bootstrap CI over
+    cases), and each run's redundant questions."""
+    fa, fb = a.case_f1(), b.case_f1()
+    cases = [s.uuid for s in scripts if s.uuid in fa and s.uuid in fb]
+    cases += sorted(set(fa) & set(fb) - set(cases))
+    if not cases:
+        raise ValueError(f"{a.label} and {b.label} share no cases")
+    x = np.array([fa[c] for c in cases])
+    y = np.array([fb[c] for c in cases])
+    diff = 100 * (x - y)
+    low, high = bootstrap_ci(diff, lambda d: float(np.mean(d)), n_resamples=n_resamples,
+                             confidence=confidence, seed=seed) if len(cases) > 1 else (None,
+                                                                                     None)
+    api = {s.uuid: s.api for s in scripts}
+    per_case = [{"uuid": c, "api": api.get(c), "f1_a": 100 * fa[c], "f1_b": 100 * fb[c],
+                 "gap": float(d)} for c, d in zip(cases, diff, strict=True)]
+    return {
+        "a": {"label": a.label, "source": a.source, "f1": 100 * float(x.mean()),
+              **question_stats(a, scripts, docs)},
+        "b": {"label": b.label, "source": b.source, "f1": 100 * float(y.mean()),
+              **question_stats(b, scripts, docs)},
+        "n_cases": len(cases), "gap": float(diff.mean()), "gap_ci": [low, high],
+        "confidence": confidence, "n_resamples": n_resamples, "seed": seed,
+        "a_better": int((diff > 0).sum()), "b_better": int((diff < 0).sum()),
+        "ties": int((diff == 0).sum()), "cases": per_case,
+    }
