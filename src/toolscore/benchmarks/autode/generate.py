@@ -74,10 +74,10 @@ def _json_object(text: str, api: str) -> dict[str, Any]:
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
     body = fenced.group(1) if fenced else text
     start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end < start:
+    if start < 0:
         raise ScriptRejected("malformed_json", f"API {api!r}: the reply holds no JSON object")
     try:
-        obj = json.loads(body[start:end + 1])
+        obj = json.loads(body[start:end + 1] if end > start else body[start:])
     except json.JSONDecodeError as e:
         raise ScriptRejected("malformed_json",
                              f"API {api!r}: the reply is not valid JSON ({e.msg})") from None
