@@ -12,6 +12,7 @@ Providers therefore stay thin: they map one request to one reply and classify th
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import random
@@ -20,6 +21,7 @@ import time
 import weakref
 from pathlib import Path
 
+from toolscore.models.accounting import record_usage
 from toolscore.models.base import InfraError, Model
 from toolscore.models.cache import ResponseCache, cache_key
 from toolscore.models.retry import RetryPolicy, call_with_retry
@@ -73,7 +75,9 @@ class ModelClient:
     stored token counts, so a run re-played from cache reports the same tokens; real calls add
     ``calls`` and latency). ``calls`` counts requests that actually reached the model, failed
     attempts included; ``failures`` counts the failed attempts. ``role`` ("assistant", "user",
-    "judge") only labels the client in logs and reports.
+    "judge") labels the client in logs and attributes its usage in the per-sample ledger
+    (:mod:`toolscore.models.accounting`); :meth:`with_role` gives the same model under another
+    role.
     """
 
     def __init__(
@@ -105,6 +109,15 @@ class ModelClient:
     def name(self) -> str:
         return self.model.name
 
+    def with_role(self, role: str) -> ModelClient:
+        """The same model, cache and limits, with usage counted under ``role`` (its own
+        ``usage`` counters start at zero)."""
+        other = copy.copy(self)
+        other.role = role
+        other.usage = Usage()
+        other.calls = other.failures = 0
+        return other
+
     async def generate(
         self,
         messages: list[Message],
@@ -122,6 +135,7 @@ class ModelClient:
                 hit.usage = Usage(input_tokens=hit.usage.input_tokens,
                                   output_tokens=hit.usage.output_tokens, cached_calls=1)
                 self.usage.add(hit.usage)
+                record_usage(self.role, hit.usage)
                 self._record(messages, tools, config, hit)
                 return hit
 
@@ -158,6 +172,7 @@ class ModelClient:
             log.warning("%s (%s) failed: %s", self.model.name, self.role, e)
             raise
         self.usage.add(reply.usage)
+        record_usage(self.role, reply.usage)
         if key is not None and self.cache is not None:
             self.cache.put(key, reply, model=self.model.name)
         self._record(messages, tools, config, reply)

@@ -18,6 +18,7 @@ from importlib import metadata
 from typing import Any
 
 from toolscore.benchmarks.base import Benchmark, Sample
+from toolscore.models.accounting import UsageLedger, usage_ledger
 from toolscore.models.base import InfraError
 from toolscore.runs.store import RunStore
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
@@ -94,20 +95,30 @@ async def _run_one(benchmark: Benchmark, sample: Sample, epoch: int, client: Any
     model = SampleModel(client)
     started = time.perf_counter()
     record: dict[str, Any] = {"id": sample.id, "epoch": epoch, "meta": sample.meta}
-    try:
-        output = await benchmark.run_sample(sample, model, epoch)
-    except InfraError as e:
-        record.update(status="error", error=f"infrastructure: {e}")
-    except Exception as e:  # a harness bug must not lose the other samples
-        record.update(status="error", error=f"harness: {type(e).__name__}: {e}",
-                      traceback=traceback.format_exc(limit=5))
-    else:
-        async with score_lock:  # scoring may embed text: keep it off the event loop, one at a time
-            scores = await asyncio.to_thread(benchmark.score, output, sample)
-        record.update(status="ok", output=output, scores=scores)
-    record["usage"] = model.usage.to_dict()
+    with usage_ledger() as ledger:
+        try:
+            output = await benchmark.run_sample(sample, model, epoch)
+        except InfraError as e:
+            record.update(status="error", error=f"infrastructure: {e}")
+        except Exception as e:  # a harness bug must not lose the other samples
+            record.update(status="error", error=f"harness: {type(e).__name__}: {e}",
+                          traceback=traceback.format_exc(limit=5))
+        else:
+            async with score_lock:  # scoring may embed text: keep it off the loop, one at a time
+                scores = await asyncio.to_thread(benchmark.score, output, sample)
+            record.update(status="ok", output=output, scores=scores)
+    _fill_usage(record, model, ledger)
     record["time_s"] = round(time.perf_counter() - started, 4)
     return record
+
+
+def _fill_usage(record: dict[str, Any], model: SampleModel, ledger: UsageLedger) -> None:
+    """``usage`` is the total over roles, ``usage_by_role`` its split. A client that does not
+    go through the model layer (a test double) is still counted, as the assistant."""
+    if "assistant" not in ledger.by_role and model.usage != Usage():
+        ledger.by_role["assistant"] = model.usage
+    record["usage"] = ledger.total().to_dict()
+    record["usage_by_role"] = ledger.to_dict()
 
 
 async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, options: RunOptions,

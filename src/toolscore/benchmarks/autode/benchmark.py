@@ -121,9 +121,11 @@ class AutoDEBenchmark:
 
     # -- protocol ----------------------------------------------------------------------------
     def user_client(self, model: Any) -> Any:
-        """The user agent's model client: the assistant's own unless ``user_model`` is set."""
+        """The user agent's model client: the assistant's own unless ``user_model`` is set;
+        either way its tokens are counted under the role "user"."""
         if self.user_model is None:
-            return getattr(model, "client", model)
+            client = getattr(model, "client", model)
+            return client.with_role("user") if hasattr(client, "with_role") else client
         if self._user_client is None:
             from toolscore.models import get_model
             from toolscore.models.client import ModelClient
