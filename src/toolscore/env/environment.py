@@ -42,28 +42,61 @@ class Environment:
     ) -> None:
         self.plugins = list(plugins)
         self.tools: dict[str, Tool] = {t.name: t for p in self.plugins for t in p.tools}
-        self._initial = _snapshot(databases or {})
         self.now = now or datetime(2023, 1, 1)
         self.seed = seed
         self.initial_session: Session | None = None
+        self._set_snapshot(databases or {})
+        self._dbs: dict[str, Any] = {}
+        self._touched: set[str] | None = None  # None: unknown, treat every database as changed
         self.reset()
 
     # -- state -------------------------------------------------------------------------------
+    # reset() runs before every evaluated turn and state_hash() after it, so both only redo the
+    # databases a tool may have touched since the last reset (tools reach state through db()).
+    # Handing out the whole ``databases`` dict gives up that tracking until the next reset.
+    @property
+    def databases(self) -> dict[str, Any]:
+        self._touched = None
+        return self._dbs
+
+    @databases.setter
+    def databases(self, value: dict[str, Any]) -> None:
+        self._dbs = value
+        self._touched = None
+
     def reset(self) -> None:
         """Restore initial databases and session; forget every tool's random generator."""
-        self.databases: dict[str, Any] = pickle.loads(self._initial)
+        if self._touched is None:
+            self._dbs = {name: pickle.loads(blob) for name, blob in self._initial.items()}
+        else:
+            for name in self._touched:
+                if name in self._initial:
+                    self._dbs[name] = pickle.loads(self._initial[name])
+                else:
+                    self._dbs.pop(name, None)
+        self._touched = set()
         self.session: Session | None = (copy.copy(self.initial_session)
                                         if self.initial_session else None)
         self._rngs: dict[str, random.Random] = {}
 
     def set_initial(self, databases: dict[str, Any], session: Session | None = None) -> None:
         """Make the given state the one ``reset()`` returns to, and reset to it."""
-        self._initial = _snapshot(databases)
+        self._set_snapshot(databases)
         self.initial_session = session
+        self._touched = None
         self.reset()
 
+    def _set_snapshot(self, databases: dict[str, Any]) -> None:
+        # One pickle per database: unpickling is ~6x faster than copy.deepcopy, and only the
+        # databases a turn touched need restoring.
+        self._initial = {name: pickle.dumps(db, protocol=pickle.HIGHEST_PROTOCOL)
+                         for name, db in databases.items()}
+        self._initial_hashes: dict[str, str] = {}
+
     def db(self, name: str) -> Any:
-        return self.databases.setdefault(name, {})
+        if self._touched is not None:
+            self._touched.add(name)
+        return self._dbs.setdefault(name, {})
 
     def rng(self, tool_name: str) -> random.Random:
         if tool_name not in self._rngs:
@@ -71,10 +104,19 @@ class Environment:
         return self._rngs[tool_name]
 
     def state_hash(self) -> str:
-        state = {"databases": self.databases,
-                 "session": self.session.__dict__ if self.session else None}
-        blob = json.dumps(state, sort_keys=True, default=str, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
+        """A canonical hash of the databases and the session (key order does not matter)."""
+        parts = {}
+        for name in sorted(self._dbs):
+            unchanged = (self._touched is not None and name not in self._touched
+                         and name in self._initial)
+            if unchanged:
+                if name not in self._initial_hashes:
+                    self._initial_hashes[name] = _hash_json(self._dbs[name])
+                parts[name] = self._initial_hashes[name]
+            else:
+                parts[name] = _hash_json(self._dbs[name])
+        return _hash_json({"databases": parts,
+                           "session": self.session.__dict__ if self.session else None})
 
     # -- tools -------------------------------------------------------------------------------
     def specs(self, names: Iterable[str] | None = None) -> list[ToolSpec]:
@@ -109,10 +151,9 @@ class Environment:
         return record, ToolResult(call.id, call.name, record.response, record.exception)
 
 
-def _snapshot(databases: dict[str, Any]) -> bytes:
-    """The initial state as a pickle: ``reset()`` runs before every turn, and unpickling is
-    ~6x faster than ``copy.deepcopy`` (which dominated the harness's CPU time per model call)."""
-    return pickle.dumps(databases, protocol=pickle.HIGHEST_PROTOCOL)
+def _hash_json(value: Any) -> str:
+    blob = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def _exception_text(e: Exception) -> str:

@@ -109,9 +109,7 @@ class ToolTalkBenchmark:
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         conv = sample.data
-        env = make_environment(conv, self.databases)
-        env.plugins = self.plugins
-        env.tools = self.tools
+        env = make_environment(conv, self.databases, self.plugins)
         specs = [t.spec for t in self.offered_tools(conv)]
         prompt = protocol.system_prompt(conv.metadata)
         config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,
