@@ -169,3 +169,14 @@ def test_score_run_dir_reports_redundant_questions(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "redundant questions (asked for a value already given): 1 of 1 questions" in (
         " ".join(done.stdout.split()))
+
+
+@pytest.mark.skipif(not RESULTS.is_dir(), reason="AutoDE data not found")
+def test_released_file_rescore_reports_redundant_questions(tmp_path: Path) -> None:
+    done = toolscore("score", "autode", "--predictions",
+                     str(RESULTS / "u_llama7b_a_gpt35_complementary.jsonl"), "--json",
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    stats = json.loads(done.stdout)["results"][0]["analysis"]["redundant_questions"]
+    assert 0 < stats["redundant_questions"] < stats["questions"]
+    assert stats["redundant_rate"] == stats["redundant_questions"] / stats["questions"]

@@ -125,6 +125,10 @@ def _pm(exact: dict[str, Any]) -> str:
             + (f" ±{std:.2f}" if std is not None else ""))
 
 
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
 def _questions(row: dict[str, Any]) -> str:
     rate, share = row.get("redundant_question_rate", row.get("redundant_rate")), row.get(
         "dialogues_with_redundant_questions", row.get("dialogues_with_redundant"))
@@ -183,12 +187,13 @@ def _score(original: Callable[..., Any], args: dict[str, Any], extra: dict[str, 
         return
     table = Table(title="AutoDE slot scores (x100; ± = sample std over trials)",
                   title_justify="left")
-    for col in ("file", "trials", "precision", "recall", "F1", "±"):
+    for col in ("file", "trials", "precision", "recall", "F1", "±", "redundant Q"):
         table.add_column(col, justify="left" if col == "file" else "right")
     for m in results:
         e = m.exact.to_dict()
         table.add_row(m.name, str(m.n_trials), f"{e['precision']:.2f}", f"{e['recall']:.2f}",
-                      f"{e['f1']:.2f}", "-" if e["f1_std"] is None else f"{e['f1_std']:.2f}")
+                      f"{e['f1']:.2f}", "-" if e["f1_std"] is None else f"{e['f1_std']:.2f}",
+                      _rate((m.redundant_questions or {}).get("redundant_rate")))
     Console().print(table)
 
 

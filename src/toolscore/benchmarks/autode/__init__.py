@@ -5,9 +5,13 @@ slots exactly as the paper does, and measures agreement between evaluation metho
 Recorded runs are rescored with :func:`score_results` and :func:`score_table1`; new runs go
 through :class:`~toolscore.benchmarks.autode.benchmark.AutoDEBenchmark` (dynamic, static and
 human protocols in :mod:`.protocol`, user simulators in :mod:`toolscore.users`), and evaluation
-methods are compared with :mod:`.compare`.
+methods are compared with :mod:`.compare`. Users bring their own API documents (JSON / YAML,
+:mod:`.apidocs`) and user scripts, or generate scripts with a model (:mod:`.generate`); two
+runs of one assistant are compared, and redundant questions counted, in :mod:`.analysis`.
 """
 
+from toolscore.benchmarks.autode.analysis import gap, load_run_dialogues, redundant_questions
+from toolscore.benchmarks.autode.apidocs import check_arguments
 from toolscore.benchmarks.autode.data import (
     ApiDoc,
     DataError,
@@ -44,7 +48,8 @@ from toolscore.benchmarks.autode.scoring import (
 __all__ = [
     "TABLE1_RUNS", "Agreement", "ApiDoc", "CaseScore", "DataError", "ResultFile", "RunMetrics",
     "RunScore", "TrialRecord", "TrialScore", "Turn", "UserScript", "aggregate_trials",
-    "describe_run", "filter_arguments", "group_trials", "load_api_docs", "load_results",
-    "load_scripts", "sample_agreement", "score_case", "score_results", "score_table1",
+    "check_arguments", "describe_run", "filter_arguments", "gap", "group_trials",
+    "load_api_docs", "load_results", "load_run_dialogues", "load_scripts", "redundant_questions",
+    "sample_agreement", "score_case", "score_results", "score_table1",
     "score_trial", "system_agreement", "table1_agreement",
 ]

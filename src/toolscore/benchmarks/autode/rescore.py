@@ -11,7 +11,8 @@ Per-run metrics, in three clearly separated groups:
 - ``exact``: the published metric (slot P/R/F1, mean ± sample std over trials);
 - supplementary views: ``normalised`` P/R/F1, ``exact_match_rate``, ``call_rate``;
 - the paper's behaviour analyses: ``refusal_rate``, ``hallucinated_parameter_rate`` and
-  ``mean_dialogue_length`` (compared between a dynamic and a static run of one assistant).
+  ``mean_dialogue_length`` (compared between a dynamic and a static run of one assistant),
+  and ours, ``redundant_questions`` (see :mod:`.analysis`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from toolscore.benchmarks.autode.analysis import RunDialogues, question_stats
 from toolscore.benchmarks.autode.data import (
     ApiDoc,
     DataError,
@@ -116,6 +118,7 @@ class RunMetrics:
     hallucinated_parameter_rate: float | None  # analysis: trials using a non-parameter key
     hallucinated_parameter_rate_successful: float | None  # same, among successful trials
     mean_dialogue_length: float  # analysis: messages before the call
+    redundant_questions: dict[str, Any] | None = None  # analysis: asked for a given value
     per_case_f1: list[float] = field(default_factory=list, repr=False)
 
     @property
@@ -136,7 +139,8 @@ class RunMetrics:
                          "hallucinated_parameter_rate": self.hallucinated_parameter_rate,
                          "hallucinated_parameter_rate_successful":
                              self.hallucinated_parameter_rate_successful,
-                         "mean_dialogue_length": self.mean_dialogue_length},
+                         "mean_dialogue_length": self.mean_dialogue_length,
+                         "redundant_questions": self.redundant_questions},
         }
 
 
@@ -198,6 +202,9 @@ def score_results(path: Path, scripts: Sequence[UserScript] | None = None,
         hallucinated_parameter_rate_successful=hallucinated(
             [(s, r) for s, r in used if r.state == "success"]),
         mean_dialogue_length=float(np.mean([len(r.content) for _, r in used])),
+        redundant_questions=question_stats(RunDialogues(path.stem, dialogues=[
+            (s.uuid, [{"role": t.role, "message": t.message} for t in r.content])
+            for s, r in used]), scripts, api_docs) if api_docs is not None else None,
         per_case_f1=exact.per_case_f1(),
     )
 
