@@ -54,11 +54,30 @@ def judge_agreement(
     out: Path | None = typer.Option(None, "--out", help="Write one JSON line per row "
                                     "(verdict, votes, raw model output)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+    judge_config: Path | None = typer.Option(None, "--judge-config", help="Judge configuration "
+                                             "file (JSON/YAML; kind acs-verify or acs-llm); "
+                                             "replaces --judge, --base-url, --votes, "
+                                             "--temperature."),
 ) -> None:
     """Agreement of a judge with the human labels of the ACS rows, with intervals."""
     from toolscore import cli
     from toolscore.benchmarks.acs.data import DataError, load_rows
 
+    ident: dict[str, Any] | None = None
+    system: str | None = None
+    if judge_config is not None:
+        from toolscore.judges.registry import JudgeConfigError, load_judge_config
+
+        try:
+            cfg = load_judge_config(judge_config).require("acs-verify", "acs-llm")
+        except JudgeConfigError as e:
+            cli._fail(str(e))
+            return
+        ident, system = cfg.identity(), cfg.template
+        judge = cfg.model or "acs-verify"
+        base_url = cfg.base_url or base_url
+        votes = cfg.votes or votes
+        temperature = temperature if cfg.temperature is None else cfg.temperature
     if group not in GROUPS:
         cli._fail(f"--group: expected one of {', '.join(GROUPS)}, got {group!r}")
     if shots < 0 or votes < 1 or (limit is not None and limit < 1) or resamples < 0:
@@ -77,7 +96,7 @@ def judge_agreement(
             judged = asyncio.run(_run_llm(
                 rows, limit, judge, base_url=base_url, shots=shots, shot_reasons=shot_reasons,
                 votes=votes, temperature=temperature, seed=seed, timeout=timeout,
-                max_concurrency=max_concurrency, cache=not no_cache))
+                max_concurrency=max_concurrency, cache=not no_cache, system=system))
     except cli.USER_ERRORS as e:
         cli._fail(str(e))
         return
@@ -85,9 +104,12 @@ def judge_agreement(
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w", encoding="utf-8") as f:
             for rec in judged:
+                rec = {**rec, "judge": ident["id"]} if ident else rec
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     doc = summarise(judged, judge=judge, group=group, shots=shots, votes=votes,
                     resamples=resamples, seed=seed)
+    if ident is not None:
+        doc["judge"], doc["judge_config"] = ident["id"], ident
     if json_out:
         cli._emit_json(doc)
     else:
@@ -124,8 +146,10 @@ def _run_verifier(rows: list[AcsRow]) -> list[dict[str, Any]]:
 
 async def _run_llm(rows: list[AcsRow], limit: int | None, judge: str, *, base_url: str | None,
                    shots: int, shot_reasons: bool, votes: int, temperature: float, seed: int,
-                   timeout: float, max_concurrency: int, cache: bool) -> list[dict[str, Any]]:
-    from toolscore.judges.acs_llm import AcsLLMJudge, few_shot_plan
+                   timeout: float, max_concurrency: int, cache: bool,
+                   system: str | None = None) -> list[dict[str, Any]]:
+    from toolscore.judges.acs_llm import few_shot_plan
+    from toolscore.judges.registry import acs_llm_judge_class
     from toolscore.models import ModelClient, get_model
 
     model = get_model(judge, **({"base_url": base_url} if base_url else {}))
@@ -140,7 +164,7 @@ async def _run_llm(rows: list[AcsRow], limit: int | None, judge: str, *, base_ur
             v = verify(s.request, s.response, s.constraint, s.domain)
             if v.label == s.label:
                 explanations[s.row_id] = v.reason
-    llm = AcsLLMJudge(client, votes=votes, temperature=temperature, seed=seed,
+    llm = acs_llm_judge_class(system)(client, votes=votes, temperature=temperature, seed=seed,
                       explanations=explanations)
     verdicts = await llm.judge_all(plan)
     return [_record(r, v.label, v.reason, v.error, shots=[s.row_id for s in ex],
@@ -192,7 +216,8 @@ def print_summary(doc: dict[str, Any], file: Any = None) -> None:
     file = file or sys.stdout
     rep = doc["report"]
     boot = rep["bootstrap"]
-    how = f"{doc['shots']}-shot" if doc["judge"] != "acs-verify" else "deterministic"
+    kind = (doc.get("judge_config") or {}).get("kind", doc["judge"])
+    how = f"{doc['shots']}-shot" if kind != "acs-verify" else "deterministic"
     print(f"judge {doc['judge']} ({how}) on {doc['rows']} ACS rows from {doc['requests']} "
           f"requests; {doc['abstentions']} abstained, {doc['errors']} infrastructure errors "
           f"(left out)", file=file)

@@ -19,7 +19,10 @@ from rich.table import Table
 tooleval_app = typer.Typer(no_args_is_help=True, add_completion=False,
                            help="ToolEval: pass rate and win rate with an LLM judge.")
 
-JUDGE = typer.Option(..., "--judge", help="Judge model, provider/model (e.g. openai/gpt-4o-mini).")
+JUDGE = typer.Option(None, "--judge", help="Judge model, provider/model (e.g. openai/gpt-4o-mini).")
+JUDGE_CONFIG = typer.Option(None, "--judge-config", help="Judge configuration file (JSON/YAML: "
+                            "name, kind, model, base_url, template, temperature, votes); its "
+                            "settings replace --judge, --base-url, --temperature, --votes.")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint of the judge.")
 VOTES = typer.Option(4, "--votes", help="Judgements per query (odd counts avoid ties).")
 SEED = typer.Option(0, help="Seed of the reference rule's coin flips.")
@@ -51,6 +54,31 @@ def _judge(model: str, base_url: str | None, temperature: float, timeout: float,
     config = GenerateConfig(temperature=temperature, max_tokens=512, seed=0)
     return make_judge(model, base_url=base_url, cache=cache, timeout=timeout,
                       max_concurrency=concurrency, config=config)
+
+
+def _configured(judge: str | None, base_url: str | None, judge_config: Path | None,
+                kinds: tuple[str, ...], temperature: float, timeout: float, no_cache: bool,
+                concurrency: int, votes: int) -> tuple[Any, dict[str, Any] | None, int]:
+    """(judge, its configuration's identity or None, votes) from --judge or --judge-config."""
+    if judge_config is None:
+        if not judge:
+            raise ValueError("give --judge provider/model or --judge-config FILE")
+        return _judge(judge, base_url, temperature, timeout, no_cache, concurrency), None, votes
+    from toolscore.judges.registry import load_judge_config, make_llm_judge
+
+    cfg = load_judge_config(judge_config).require(*kinds)
+    j = make_llm_judge(cfg, cache=None if no_cache else _judge_cache(), timeout=timeout,
+                       max_concurrency=concurrency, temperature=temperature)
+    return j, cfg.identity(), cfg.votes or votes
+
+
+def _judge_cache() -> Any:
+    from toolscore.data import cache_root
+    from toolscore.models.cache import ResponseCache
+
+    path = cache_root() / "responses.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return ResponseCache(path)
 
 
 def _write(out: Path | None, rows: list[dict[str, Any]]) -> None:
@@ -90,33 +118,48 @@ def _print(doc: dict[str, Any], json_out: bool, columns: list[tuple[str, Any]]) 
 
 def _load(directory: Path, subset: list[str] | None, limit: int | None) -> list[Any]:
     from toolscore.benchmarks.tooleval.data import load_answers
+    from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run_report
 
+    if is_run_dir(directory):  # a toolscore run: its transcripts as solution paths
+        samples, notes = load_run_report(directory)
+        if notes["skipped_errors"]:
+            Console(stderr=True).print(f"{directory}: {len(notes['skipped_errors'])} sample(s) "
+                                       "with infrastructure errors left out", highlight=False)
+        return samples[:limit] if limit is not None else samples
     return load_answers(directory, subset or None, limit)
 
 
 @tooleval_app.command("passrate")
 def passrate(directory: Path = typer.Argument(..., help="Converted answers (one JSON per "
                                                         "subset) or raw answers directory."),
-             judge: str = JUDGE, base_url: str | None = BASE_URL, votes: int = VOTES,
+             judge: str | None = JUDGE, base_url: str | None = BASE_URL, votes: int = VOTES,
+             judge_config: Path | None = JUDGE_CONFIG,
              seed: int = SEED, strict: bool = STRICT, subset: list[str] | None = SUBSET,
              limit: int | None = LIMIT, temperature: float = TEMPERATURE,
              max_concurrency: int = CONCURRENCY, timeout: float = TIMEOUT,
              no_cache: bool = NO_CACHE, out: Path | None = OUT,
              json_out: bool = JSON_OUT) -> None:
-    """Pass rate of the answers in DIRECTORY (reference and stable rules)."""
+    """Pass rate of the answers in DIRECTORY (reference and stable rules).
+
+    DIRECTORY may also be a toolscore run directory (run.json): its transcripts are judged.
+    """
     from toolscore import cli
     from toolscore.benchmarks.tooleval.passrate import pass_rate
 
     try:
         samples = _load(directory, subset, limit)
-        j = _judge(judge, base_url, temperature, timeout, no_cache, max_concurrency)
+        j, ident, votes = _configured(judge, base_url, judge_config, ("tooleval-pass",),
+                                      temperature, timeout, no_cache, max_concurrency, votes)
         result = asyncio.run(pass_rate(j, samples, votes=votes, seed=seed, strict=strict,
                                        max_concurrency=max_concurrency))
     except cli.USER_ERRORS as e:
         cli._fail(str(e))
         return
-    _write(out, [r.to_dict() for r in result.results])
-    _print(result.report(), json_out, [
+    _write(out, [{**r.to_dict(), "judge": j.name} for r in result.results])
+    doc = result.report()
+    if ident is not None:
+        doc["judge_config"] = ident
+    _print(doc, json_out, [
         ("queries", lambda r: r["queries"]), ("errors", lambda r: r["errors"]),
         ("pass rate", lambda r: r["pass_rate"]), ("stable mean", lambda r: r["stable"]["mean"]),
         ("stable std", lambda r: r["stable"]["std"])])
@@ -125,7 +168,8 @@ def passrate(directory: Path = typer.Argument(..., help="Converted answers (one 
 @tooleval_app.command("winrate")
 def winrate(candidate: Path = typer.Argument(..., help="Candidate model's answers."),
             reference: Path = typer.Argument(..., help="Reference model's answers."),
-            judge: str = JUDGE, base_url: str | None = BASE_URL, votes: int = VOTES,
+            judge: str | None = JUDGE, base_url: str | None = BASE_URL, votes: int = VOTES,
+            judge_config: Path | None = JUDGE_CONFIG,
             pref_votes: int = typer.Option(1, "--pref-votes",
                                            help="Votes per order for solved status and "
                                                 "preference."),
@@ -150,13 +194,17 @@ def winrate(candidate: Path = typer.Argument(..., help="Candidate model's answer
 
     try:
         cand, ref = _load(candidate, subset, limit), _load(reference, subset, limit)
-        j = _judge(judge, base_url, temperature, timeout, no_cache, max_concurrency)
+        j, ident, votes = _configured(judge, base_url, judge_config,
+                                      ("tooleval-pref", "tooleval-pass"), temperature, timeout,
+                                      no_cache, max_concurrency, votes)
         pc, pr, comps = asyncio.run(go(j, cand, ref))
     except cli.USER_ERRORS as e:
         cli._fail(str(e))
         return
-    _write(out, [c.to_dict() for c in comps])
+    _write(out, [{**c.to_dict(), "judge": j.name} for c in comps])
     doc = report(comps, j.name, pref_votes)
+    if ident is not None:
+        doc["judge_config"] = ident
     doc["pass_rate"] = {"candidate": pc.report()["overall"], "reference": pr.report()["overall"],
                         "votes": votes, "seed": seed}
     doc["usage"] = j.usage.to_dict()

@@ -56,6 +56,7 @@ class Verdict:
     error: str | None = None
     usage: Usage = field(default_factory=Usage)
     vote: int = 0
+    judge: str | None = None  # the configured judge's id (registry), when there is one
 
     @property
     def ok(self) -> bool:
@@ -64,7 +65,7 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return {"template": self.template, "label": self.label, "reason": self.reason,
                 "raw": self.raw, "error": self.error, "usage": self.usage.to_dict(),
-                "vote": self.vote}
+                "vote": self.vote, **({"judge": self.judge} if self.judge else {})}
 
 
 def _norm(text: str) -> str:
@@ -122,16 +123,21 @@ class LLMJudge:
         self.config = config or GenerateConfig(temperature=0.0, max_tokens=512)
         self.parse_retries = parse_retries
         self.usage = Usage()
+        self.system: str | None = None  # replaces every template's system prompt when set
+        self.judge_id: str | None = None  # recorded in every verdict when set
 
     @property
     def name(self) -> str:
-        return self.client.name
+        return self.judge_id or self.client.name
 
     async def judge(self, template: PromptTemplate, variables: dict[str, Any],
                     vote: int = 0) -> Verdict:
         """One verdict; never raises for bad model output or persistent infra failures."""
+        if self.system is not None:
+            # literal text: braces in a user's prompt are not placeholders
+            template = replace(template, system=self.system.replace("{", "{{").replace("}", "}}"))
         messages = template.render(variables)
-        verdict = Verdict(template.name, None, vote=vote)
+        verdict = Verdict(template.name, None, vote=vote, judge=self.judge_id)
         for attempt in range(self.parse_retries + 1):
             # distinct epochs: each vote and each retry is its own cache entry
             seed = None if self.config.seed is None else self.config.seed + vote
