@@ -195,6 +195,46 @@ def print_overview(console: Console, doc: dict[str, Any]) -> None:
     console.print(f"tokens {u['tokens']} (in {u['input_tokens']}, out {u['output_tokens']}) · "
                   f"tokens per run (epoch) {u['tokens_per_run']:.0f} · model calls {u['calls']} "
                   f"(cached {u['cached_calls']})", highlight=False)
+    console.print(_usage_table(doc))
+    for line in _cost_notes(doc.get("cost")):
+        console.print(line, highlight=False)
+
+
+def _usage_table(doc: dict[str, Any]) -> Table:
+    """Tokens (and cost, with --prices) per model role."""
+    from toolscore.report.usage import format_cost
+
+    costs = (doc.get("cost") or {}).get("by_role")
+    table = Table(title="tokens per model role (per run = per epoch)", title_justify="left")
+    columns = ["role", "model", "calls", "cached", "input", "output", "tokens", "per run"]
+    if costs is not None:
+        columns += ["cost", "cost per run"]
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="left" if i < 2 else "right")
+    for role, u in (doc.get("usage_by_role") or {}).items():
+        row = [role, escape(str(u.get("model") or "-")), str(u["calls"]),
+               str(u["cached_calls"]), str(u["input_tokens"]), str(u["output_tokens"]),
+               str(u["tokens"]), f"{u['tokens_per_run']:.0f}"]
+        if costs is not None:
+            c = costs.get(role) or {}
+            row += [format_cost(c.get("cost")) if c.get("priced") else "unpriced",
+                    format_cost(c.get("cost_per_run"))]
+        table.add_row(*row)
+    return table
+
+
+def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
+    from toolscore.report.usage import format_cost
+
+    if cost is None:
+        return []
+    lines = [f"cost total {format_cost(cost['total'])} · per run (epoch) "
+             f"{format_cost(cost['total_per_run'])} (all tokens, cached replies included)"]
+    for u in cost["unpriced"]:
+        lines.append(f"[yellow]unpriced:[/yellow] {escape(str(u['role']))} model "
+                     f"{escape(str(u['model']))} is not in the price table ({u['tokens']} "
+                     "tokens left out of the total)")
+    return lines
 
 
 def report(
@@ -203,17 +243,23 @@ def report(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
     html_out: Path | None = typer.Option(None, "--html",
                                          help="Also write a self-contained HTML report here."),
+    prices_file: Path | None = typer.Option(
+        None, "--prices", help="Price table (JSON or YAML): {model: {input_per_mtok, "
+        "output_per_mtok}}; adds cost per role. Models not in it are listed as unpriced."),
 ) -> None:
-    """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens."""
+    """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens
+    and (with --prices) cost per model role."""
     from toolscore.report.overview import run_overview
+    from toolscore.report.usage import load_prices
 
     try:
-        doc = run_overview(run_dir, seed=seed)
+        prices = load_prices(prices_file) if prices_file is not None else None
+        doc = run_overview(run_dir, seed=seed, prices=prices)
         if html_out is not None:
             from toolscore.report.html import write_html
 
-            err.print(f"wrote {write_html(run_dir, html_out, seed=seed)}", highlight=False,
-                      soft_wrap=True)
+            err.print(f"wrote {write_html(run_dir, html_out, seed=seed, prices=prices)}",
+                      highlight=False, soft_wrap=True)
     except (*USER_ERRORS, OSError) as e:  # OSError: --html FILE cannot be written
         _fail(str(e))
         return

@@ -57,7 +57,33 @@ def _header(doc: dict[str, Any]) -> str:
             f'<b>{counts["records"]}</b> · errors (excluded from scores) '
             f'<b>{counts["errors"]}</b> · tokens <b>{u["tokens"]}</b> (in {u["input_tokens"]}, '
             f'out {u["output_tokens"]}) · model calls <b>{u["calls"]}</b> (cached '
-            f'{u["cached_calls"]})</p><p class="meta">run directory {esc(doc["run_dir"])}</p>')
+            f'{u["cached_calls"]})</p>{_roles_line(doc)}'
+            f'<p class="meta">run directory {esc(doc["run_dir"])}</p>')
+
+
+def _roles_line(doc: dict[str, Any]) -> str:
+    """Tokens per model role and, with a price table, cost per role and in total."""
+    from toolscore.report.usage import format_cost
+
+    cost = doc.get("cost")
+    parts = []
+    for role, u in (doc.get("usage_by_role") or {}).items():
+        text = (f"{esc(role)} ({esc(u.get('model') or '-')}) <b>{u['tokens']}</b> tokens "
+                f"(in {u['input_tokens']}, out {u['output_tokens']}; "
+                f"{u['tokens_per_run']:.0f} per run)")
+        if cost is not None:
+            c = cost["by_role"].get(role) or {}
+            text += (f" · cost <b>{format_cost(c['cost'])}</b>" if c.get("priced")
+                     else " · <b>unpriced</b>")
+        parts.append(text)
+    line = '<p class="meta">per model role: ' + " · ".join(parts) + "</p>" if parts else ""
+    if cost is not None:
+        line += (f'<p class="meta">cost total <b>{format_cost(cost["total"])}</b> · per run '
+                 f'{format_cost(cost["total_per_run"])} (all tokens, cached replies included)'
+                 + ("" if cost["complete"] else " · not in the price table: " + esc(", ".join(
+                     f"{x['role']} {x['model']}" for x in cost["unpriced"])))
+                 + "</p>")
+    return line
 
 
 def _headline(head: dict[str, list[dict[str, Any]]], counts: dict[str, Any]) -> str:
@@ -109,9 +135,10 @@ def _error_table(errors: list[dict[str, Any]]) -> str:
                      text_cols=frozenset({3, 4})))
 
 
-def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000) -> str:
+def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
+                prices: dict[str, dict[str, float]] | None = None) -> str:
     """The report page of one run directory, as a string."""
-    doc = run_overview(run_dir, seed=seed)
+    doc = run_overview(run_dir, seed=seed, prices=prices)
     store = RunStore(run_dir)
     config = store.read_config()
     records = sorted(store.latest().values(), key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
@@ -158,10 +185,11 @@ def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000) 
 
 
 def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
-               n_resamples: int = 2000) -> Path:
+               n_resamples: int = 2000,
+               prices: dict[str, dict[str, float]] | None = None) -> Path:
     """Write the report page to ``out`` (parents created); returns its path."""
     target = Path(out)
-    text = render_html(run_dir, seed=seed, n_resamples=n_resamples)
+    text = render_html(run_dir, seed=seed, n_resamples=n_resamples, prices=prices)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     return target

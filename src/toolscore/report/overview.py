@@ -3,9 +3,10 @@
 The headline metrics are the benchmark's own aggregation (``scores.json``, computed the way the
 method publishes them), never re-derived here, so the report and ``toolscore score`` cannot
 disagree. What the report adds is what a single number hides: who and what produced it (model,
-embedder, judge, scoring mode, seeds), how many samples errored, what it cost in tokens, and —
-when samples were run several times — how reliable the model is and how much of a difference
-between two runs is noise (:mod:`toolscore.stats.repeats`), per split and overall.
+embedder, judge, scoring mode, seeds), how many samples errored, what it cost in tokens per
+model role (and money, given a price table), and — when samples were run several times — how
+reliable the model is and how much of a difference between two runs is noise
+(:mod:`toolscore.stats.repeats`), per split and overall.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from toolscore.report.usage import cost, role_models, usage_by_role
 from toolscore.runs.store import SCORES_FILE, RunStore
 from toolscore.stats.repeats import repeat_summary
 
@@ -50,14 +52,14 @@ def outcomes_by_split(records: list[dict[str, Any]], metric: str
             for split, by_id in groups.items()}
 
 
-def _usage(records: list[dict[str, Any]], epochs: int) -> dict[str, Any]:
+def _usage(records: list[dict[str, Any]], roles: dict[str, dict[str, Any]],
+           epochs: int) -> dict[str, Any]:
+    """Totals over every role (see :mod:`toolscore.report.usage` for records without a split)."""
     totals = {"input_tokens": 0, "output_tokens": 0, "calls": 0, "cached_calls": 0}
-    time_s = 0.0
-    for r in records:
-        usage = r.get("usage") or {}
+    for u in roles.values():
         for key in totals:
-            totals[key] += int(usage.get(key) or 0)
-        time_s += float(r.get("time_s") or 0.0)
+            totals[key] += int(u.get(key) or 0)
+    time_s = sum(float(r.get("time_s") or 0.0) for r in records)
     tokens = totals["input_tokens"] + totals["output_tokens"]
     return {**totals, "tokens": tokens, "tokens_per_run": tokens / max(epochs, 1),
             "sample_time_s": round(time_s, 3)}
@@ -78,8 +80,12 @@ def _split_counts(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
             for s, c in counts.items()}
 
 
-def run_overview(path: str | Path, *, seed: int = 0) -> dict[str, Any]:
+def run_overview(path: str | Path, *, seed: int = 0,
+                 prices: dict[str, dict[str, float]] | None = None) -> dict[str, Any]:
     """The report of one run directory (see the module docstring).
+
+    ``usage_by_role`` splits the tokens by model role; with a price table (see
+    :func:`toolscore.report.usage.load_prices`) ``cost`` gives cost per role and in total.
 
     ``repeats`` is filled only when some sample has more than one finished epoch; its
     ``noise_floor`` is the smallest difference between two single-epoch runs that is real at
@@ -100,6 +106,8 @@ def run_overview(path: str | Path, *, seed: int = 0) -> dict[str, Any]:
         if any(len(v) > 1 for by_id in groups.values() for v in by_id.values()):
             repeats = {"metric": metric,
                        "splits": {s: repeat_summary(o, seed=seed) for s, o in groups.items()}}
+    roles = usage_by_role(records, epochs)
+    models = role_models(config)
     return {
         "run_dir": str(store.path),
         "benchmark": config.get("benchmark"),
@@ -113,5 +121,7 @@ def run_overview(path: str | Path, *, seed: int = 0) -> dict[str, Any]:
         "metrics": metrics,
         "counts": _split_counts(records),
         "repeats": repeats,
-        "usage": _usage(records, epochs),
+        "usage": _usage(records, roles, epochs),
+        "usage_by_role": {role: {"model": models.get(role), **u} for role, u in roles.items()},
+        "cost": cost(roles, models, prices, epochs) if prices is not None else None,
     }
