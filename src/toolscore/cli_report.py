@@ -64,7 +64,8 @@ def _p(value: float | None) -> str:
 def print_comparison(console: Console, result: dict[str, Any]) -> None:
     a, b = result["run_a"], result["run_b"]
     title = (f"A = {a['model']} ({a['path']})  vs  B = {b['model']} ({b['path']}) · "
-             f"{result['shared']} shared (sample, epoch) pairs · diff = B - A, 95% bootstrap CI")
+             f"{result['shared']} shared (sample, epoch) pairs · diff = B - A, 95% bootstrap CI "
+             f"resampling {result['bootstrap'].get('resampled', '(sample, epoch) pairs')}")
     table = Table(title=escape(title), title_justify="left")
     for col, justify in (("metric", "left"), ("A", "right"), ("B", "right"),
                          ("diff [95% CI]", "right"), ("test", "left"), ("p", "right")):

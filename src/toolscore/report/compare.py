@@ -123,26 +123,36 @@ def _flips(shared: list[Key], recs_a: dict[Key, dict[str, Any]],
 
 
 def compare_metric(name: str, a: Sequence[Any], b: Sequence[Any], *, continuous_test: str,
-                   n_resamples: int, seed: int) -> dict[str, Any]:
+                   n_resamples: int, seed: int,
+                   groups: Sequence[str] | None = None) -> dict[str, Any]:
     """Means, paired difference with bootstrap interval, and paired test for one metric.
 
     Pairs where either side is missing (``None``, nan) are dropped; ``n`` says how many were
-    used. A metric whose values are all booleans is tested with exact McNemar.
+    used. A metric whose values are all booleans is tested with exact McNemar. ``groups`` (the
+    sample id of each pair) makes the bootstrap resample samples with all their epochs;
+    ``resampled`` says which unit was resampled and ``n_samples`` how many there were.
     """
-    pairs = [(_number(x), _number(y), isinstance(x, bool) and isinstance(y, bool))
-             for x, y in zip(a, b, strict=True)]
-    used = [(x, y, flag) for x, y, flag in pairs if x is not None and y is not None]
+    labels = list(groups) if groups is not None else [str(i) for i in range(len(a))]
+    pairs = [(_number(x), _number(y), isinstance(x, bool) and isinstance(y, bool), g)
+             for x, y, g in zip(a, b, labels, strict=True)]
+    used = [p for p in pairs if p[0] is not None and p[1] is not None]
     xs = np.array([u[0] for u in used], dtype=float)
     ys = np.array([u[1] for u in used], dtype=float)
+    used_groups = [u[3] for u in used]
+    n_samples = len(set(used_groups))
+    unit = "samples" if n_samples < len(used) else "(sample, epoch) pairs"
     binary = bool(used) and all(u[2] for u in used)
     counts = any(type(v) is int for v in (*a, *b))  # integer scores are counts, not rates
     in_unit = bool(np.all((xs >= 0) & (xs <= 1)) and np.all((ys >= 0) & (ys <= 1)))
     row: dict[str, Any] = {"metric": name, "kind": "binary" if binary else "continuous",
-                           "n": len(used), "rate": bool(used) and in_unit and not counts}
+                           "n": len(used), "n_samples": n_samples, "resampled": unit,
+                           "rate": bool(used) and in_unit and not counts}
     if not used:
         return {**row, "mean_a": None, "mean_b": None, "diff": None, "ci_low": None,
                 "ci_high": None, "test": None, "statistic": None, "p_value": None}
-    diff, low, high = paired_bootstrap_diff(xs, ys, n_resamples=n_resamples, seed=seed)
+    diff, low, high = paired_bootstrap_diff(
+        xs, ys, n_resamples=n_resamples, seed=seed,
+        groups=used_groups if unit == "samples" else None)
     test = mcnemar_exact(xs, ys) if binary else CONTINUOUS_TESTS[continuous_test](xs, ys)
     return {**row, "mean_a": float(xs.mean()), "mean_b": float(ys.mean()), "diff": diff,
             "ci_low": low, "ci_high": high, "test": test.test, "statistic": test.statistic,
@@ -173,7 +183,8 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str]
         a = [(recs_a[k].get("scores") or {}).get(name) for k in shared]
         b = [(recs_b[k].get("scores") or {}).get(name) for k in shared]
         rows.append(compare_metric(name, a, b, continuous_test=continuous_test,
-                                   n_resamples=n_resamples, seed=seed))
+                                   n_resamples=n_resamples, seed=seed,
+                                   groups=[k[0] for k in shared]))
     warnings = config_warnings(config_a, config_b)
     only_a, only_b = len(set(recs_a) - set(recs_b)), len(set(recs_b) - set(recs_a))
     if only_a or only_b:
@@ -187,9 +198,12 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str]
     if not shared:
         warnings.append("the runs share no successfully finished (sample, epoch): "
                         "nothing to compare")
-    if len({k[0] for k in shared}) < len(shared):
-        warnings.append("several epochs of a sample are compared as separate pairs; they are "
-                        "not independent, so p-values and intervals are somewhat optimistic")
+    several_epochs = len({k[0] for k in shared}) < len(shared)
+    if several_epochs:
+        warnings.append("several epochs of a sample: the bootstrap intervals resample samples "
+                        "(all their epochs together), but the paired tests count each "
+                        "(sample, epoch) as a separate pair, so their p-values are somewhat "
+                        "optimistic")
     primary = PRIMARY if PRIMARY in names else next(
         (r["metric"] for r in rows if r["kind"] == "binary"), None)
     flips = _flips(shared, recs_a, recs_b, primary) if primary else None
@@ -199,8 +213,11 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str]
         "run_a": _describe(run_a, config_a), "run_b": _describe(run_b, config_b),
         "shared": len(shared), "only_a": only_a, "only_b": only_b,
         "errors_a": err_a, "errors_b": err_b,
-        "continuous_test": continuous_test, "bootstrap": {"n_resamples": n_resamples,
-                                                          "seed": seed, "confidence": 0.95},
+        "continuous_test": continuous_test,
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "confidence": 0.95,
+                      "resampled": "samples (all epochs of a sample together)"
+                      if several_epochs else "(sample, epoch) pairs",
+                      "samples": len({k[0] for k in shared})},
         "metrics": rows, "by_split": by_split, "flips": flips, "warnings": warnings,
     }
 
@@ -217,7 +234,8 @@ def _by_split(shared: list[Key], recs_a: dict[Key, dict[str, Any]],
     return {split: compare_metric(
                 metric, [(recs_a[k].get("scores") or {}).get(metric) for k in keys],
                 [(recs_b[k].get("scores") or {}).get(metric) for k in keys],
-                continuous_test=continuous_test, n_resamples=n_resamples, seed=seed)
+                continuous_test=continuous_test, n_resamples=n_resamples, seed=seed,
+                groups=[k[0] for k in keys])
             for split, keys in sorted(splits.items())}
 
 

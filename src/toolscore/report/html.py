@@ -86,7 +86,8 @@ def _roles_line(doc: dict[str, Any]) -> str:
     return line
 
 
-def _headline(head: dict[str, list[dict[str, Any]]], counts: dict[str, Any]) -> str:
+def _headline(head: dict[str, list[dict[str, Any]]], counts: dict[str, Any],
+              unit: str = "records") -> str:
     labels = list(dict.fromkeys(m["label"] for rows in head.values() for m in rows))
     rows = []
     for split, metrics in head.items():
@@ -99,9 +100,11 @@ def _headline(head: dict[str, list[dict[str, Any]]], counts: dict[str, Any]) -> 
                          f'{_pct(m["value"])} <span class="ci">[{_pct(m["low"])}, '
                          f'{_pct(m["high"])}]</span>')
         rows.append(cells)
+    what = ("samples, each with all its epochs (epochs of one sample are not independent)"
+            if unit == "samples" else "(sample, epoch) records")
     return ("<h2>Headline metrics</h2><p class=\"muted\">value as published by the benchmark's "
-            "scorer; in brackets the 95% percentile bootstrap interval, resampling "
-            "(sample, epoch) records (ratios of sums resampled as such).</p>"
+            f"scorer; in brackets the 95% percentile bootstrap interval, resampling {what} "
+            "(ratios of sums resampled as such).</p>"
             + _table(["split", "samples", "errors", *labels], rows))
 
 
@@ -167,7 +170,7 @@ def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                               "unmatched calls: expected tool vs tool called"),
              histograms(data.distributions(records), "per-sample score distribution")]
     body = [
-        _header(doc), _headline(head, doc["counts"]),
+        _header(doc), _headline(head, doc["counts"], data.resampled_unit(records)),
         '<h2>Plots</h2><div class="plots">' + "".join(plots) + "</div>",
         _tool_tables(tools, data.plugin_breakdown(tools)), _error_table(errors),
         f"<h2>Samples</h2><p class=\"muted\">{len(records)} (sample, epoch) records, "

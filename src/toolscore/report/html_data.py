@@ -70,20 +70,32 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> float:
 
 def _interval(records: list[dict[str, Any]], num: str, den: str | None,
               n_resamples: int, seed: int) -> tuple[float, float, int] | None:
-    """(low, high, n) of the 95% bootstrap CI, resampling conversations; None if not scored."""
+    """(low, high, n) of the 95% bootstrap CI, resampling conversations (a sample's epochs
+    together, see :func:`resampled_unit`); None if not scored."""
     if den is None:
-        vals = [v for r in records if (v := _value(r, num)) is not None]
-        if not vals:
+        rows = [(v, str(r["id"])) for r in records if (v := _value(r, num)) is not None]
+        if not rows:
             return None
-        low, high = bootstrap_ci(np.array(vals), np.mean, n_resamples=n_resamples, seed=seed)
-        return low, high, len(vals)
-    pairs = [(a, b) for r in records
+        low, high = bootstrap_ci(np.array([v for v, _ in rows]), np.mean,
+                                 n_resamples=n_resamples, seed=seed,
+                                 groups=[g for _, g in rows])
+        return low, high, len(rows)
+    pairs = [(a, b, str(r["id"])) for r in records
              if (a := _value(r, num)) is not None and (b := _value(r, den)) is not None]
     if not pairs:
         return None
-    nums, dens = np.array(pairs, dtype=float).T
-    low, high = bootstrap_ci((nums, dens), _ratio, n_resamples=n_resamples, seed=seed)
+    nums = np.array([p[0] for p in pairs], dtype=float)
+    dens = np.array([p[1] for p in pairs], dtype=float)
+    low, high = bootstrap_ci((nums, dens), _ratio, n_resamples=n_resamples, seed=seed,
+                             groups=[p[2] for p in pairs])
     return low, high, len(pairs)
+
+
+def resampled_unit(records: list[dict[str, Any]]) -> str:
+    """What the intervals resample: samples when some sample has several epochs (they are not
+    independent), else (sample, epoch) records, which are then the same thing."""
+    ids = [str(r["id"]) for r in records if r.get("status") == "ok"]
+    return "samples" if len(set(ids)) < len(ids) else "records"
 
 
 def _generic_metrics(records: list[dict[str, Any]]) -> list[tuple[str, str, str, str | None]]:

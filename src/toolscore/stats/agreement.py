@@ -105,15 +105,37 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],
     return (observed - expected) / (1.0 - expected)
 
 
+def group_resamples(groups: ArrayLike, n_resamples: int,
+                    rng: np.random.Generator) -> list[np.ndarray] | None:
+    """Row indices of ``n_resamples`` cluster resamples: the distinct labels of ``groups`` (in
+    order of first appearance) are drawn with replacement and each brings all its rows. None
+    when every row is its own group (then plain row resampling is the same thing)."""
+    labels = list(np.asarray(groups).ravel())
+    order: dict[Hashable, list[int]] = {}
+    for i, label in enumerate(labels):
+        order.setdefault(label, []).append(i)
+    if len(order) == len(labels):
+        return None
+    members = list(order.values())
+    draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
+    if len({len(m) for m in members}) == 1:  # balanced (every sample has k epochs): vectorised
+        table = np.array(members)
+        return list(table[draws].reshape(n_resamples, -1))
+    return [np.concatenate([members[g] for g in row]) for row in draws]
+
+
 def bootstrap_ci(data: ArrayLike | Sequence[ArrayLike], statistic: Callable[..., float], *,
                  n_resamples: int = 2000, confidence: float = 0.95,
-                 seed: int = 0) -> tuple[float, float]:
+                 seed: int = 0, groups: ArrayLike | None = None) -> tuple[float, float]:
     """Percentile bootstrap confidence interval for ``statistic``, reproducible from ``seed``.
 
     ``data`` is one array, or a tuple of equally long arrays that are resampled together (row
     indices are shared, so paired data stay paired): ``bootstrap_ci((x, y), pearson_r)``.
-    Resamples where the statistic is ``nan`` (e.g. a constant resample) are dropped; if all of
-    them are, the interval is ``(nan, nan)``.
+    ``groups`` (one label per row, e.g. the sample id of each (sample, epoch) record) makes it
+    a cluster bootstrap: labels are resampled and keep all their rows together, because repeated
+    runs of one sample are not independent evidence. With one row per label the result is
+    exactly the plain bootstrap's. Resamples where the statistic is ``nan`` (e.g. a constant
+    resample) are dropped; if all of them are, the interval is ``(nan, nan)``.
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -127,7 +149,10 @@ def bootstrap_ci(data: ArrayLike | Sequence[ArrayLike], statistic: Callable[...,
     if n == 0:
         return float("nan"), float("nan")
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_resamples, n))
+    if groups is not None and len(np.asarray(groups).ravel()) != n:
+        raise ValueError("groups must have one label per row")
+    clustered = group_resamples(groups, n_resamples, rng) if groups is not None else None
+    idx = clustered if clustered is not None else rng.integers(0, n, size=(n_resamples, n))
     values = np.array([statistic(*(arr[row] for arr in arrays)) for row in idx], dtype=float)
     values = values[np.isfinite(values)]
     if values.size == 0:

@@ -142,15 +142,19 @@ def wilcoxon_signed_rank(a: ArrayLike, b: ArrayLike) -> PairedTest:
 
 
 def paired_bootstrap_diff(a: ArrayLike, b: ArrayLike, *, n_resamples: int = 2000,
-                          confidence: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
+                          confidence: float = 0.95, seed: int = 0,
+                          groups: ArrayLike | None = None) -> tuple[float, float, float]:
     """Mean of ``b - a`` and its seeded percentile bootstrap interval: ``(diff, low, high)``.
 
-    The pairs are resampled together, so the interval reflects only within-sample variation.
+    The pairs are resampled together, so the interval reflects only within-sample variation;
+    with ``groups`` (the sample id of each pair) whole samples are resampled, all their epochs
+    together (see :func:`toolscore.stats.agreement.bootstrap_ci`).
     """
     x, y = _pair(a, b)
     if x.size == 0:
         return float("nan"), float("nan"), float("nan")
     diff = float(np.mean(y - x))
     low, high = bootstrap_ci((x, y), lambda u, v: float(np.mean(v - u)),
-                             n_resamples=n_resamples, confidence=confidence, seed=seed)
+                             n_resamples=n_resamples, confidence=confidence, seed=seed,
+                             groups=groups)
     return diff, low, high
