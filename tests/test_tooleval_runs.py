@@ -170,3 +170,27 @@ def test_autode_records_errors_and_unfinished_turns(tmp_path: Path, demo_run: Pa
     assert cut.answer is not None and not cut.answer.finished
     judgement = asyncio.run(judge_once(None, cut))  # type: ignore[arg-type]  # no judge call
     assert (judgement.outcome, judgement.why) == ("fail", "no Finish call")
+
+
+def test_cli_winrate_between_two_runs_with_a_preference_judge(demo_run: Path,
+                                                              tmp_path: Path) -> None:
+    """The same run against itself: every query ties (both pass, both orders pick "A")."""
+    def responder(request: dict[str, Any]) -> dict[str, Any]:
+        user = request["messages"][1]["content"]
+        text = ('{"reason": "r", "preference": "A"}' if '"preference"' in user else
+                '{"reason": "r", "answer_status": "Solved"}')
+        return reply_to_completion(Message(role="assistant", content=text), prompt_tokens=3)
+
+    with FakeOpenAIServer(responder) as srv:
+        (tmp_path / "pref.yaml").write_text(f"name: pref\nkind: tooleval-pref\nmodel: "
+                                            f"openai/fake\nbase_url: {srv.base_url}\nvotes: 1\n")
+        done = toolscore("tooleval", "winrate", str(demo_run), str(demo_run), "--judge-config",
+                         "pref.yaml", "--json", "--out", "w.jsonl", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    doc = json.loads(done.stdout)
+    assert doc["judge"].startswith("pref (tooleval-pref, openai/fake")
+    assert doc["judge_config"]["name"] == "pref"
+    assert doc["overall"]["queries"] == 6 and doc["overall"]["ties"] == 6
+    assert doc["overall"]["position_bias"]["first_shown_pick_rate"] == 1.0
+    rows = [json.loads(x) for x in (tmp_path / "w.jsonl").read_text().splitlines()]
+    assert {r["judge"] for r in rows} == {doc["judge"]}

@@ -43,14 +43,7 @@ def _judge(model: str, base_url: str | None, temperature: float, timeout: float,
     from toolscore.judges.llm import make_judge
     from toolscore.types import GenerateConfig
 
-    cache = None
-    if not no_cache:
-        from toolscore.data import cache_root
-        from toolscore.models.cache import ResponseCache
-
-        path = cache_root() / "responses.sqlite"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        cache = ResponseCache(path)
+    cache = None if no_cache else _judge_cache()
     config = GenerateConfig(temperature=temperature, max_tokens=512, seed=0)
     return make_judge(model, base_url=base_url, cache=cache, timeout=timeout,
                       max_concurrency=concurrency, config=config)
