@@ -49,6 +49,11 @@ SOURCES: dict[str, DatasetSource] = {
 }
 
 
+# Datasets without a pinned download: a folder counts as the dataset only if it has this file.
+MARKERS: dict[str, str] = {"autode": "data_v1_2.jsonl", "acs": "acs_dev.csv",
+                           "tooleval": "converted"}
+
+
 def cache_root() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "toolscore"
@@ -64,8 +69,9 @@ def content_checksum(folder: Path, patterns: tuple[str, ...]) -> str:
     return h.hexdigest()
 
 
-def _valid(folder: Path, source: DatasetSource | None, marker: str | None = None) -> bool:
-    mark = marker or (source.marker if source else "")
+def _valid(folder: Path, name: str) -> bool:
+    source = SOURCES.get(name)
+    mark = source.marker if source else MARKERS.get(name, "")
     return folder.is_dir() and (not mark or (folder / mark).exists())
 
 
@@ -87,13 +93,14 @@ def find_dataset(name: str, data_dir: str | Path | None = None, *, download: boo
     source = SOURCES.get(name)
     if data_dir is not None:  # an explicit folder is used or refused, never silently replaced
         for folder in (Path(data_dir), Path(data_dir) / name):
-            if _valid(folder, source):
+            if _valid(folder, name):
                 return folder
         raise DataNotFound(f"--data {data_dir}: no {name} dataset there"
-                           + (f" (expected {source.marker})" if source else ""))
+                           + (f" (expected {source.marker})" if source else
+                              f" (expected {MARKERS[name]})" if name in MARKERS else ""))
     tried = []
     for label, folder in candidates(name):
-        if _valid(folder, source):
+        if _valid(folder, name):
             return folder
         tried.append(f"{label} {folder}")
     if download and source is not None:
