@@ -27,7 +27,11 @@ def _autode_run(tmp_path: Path, requests: list[dict[str, Any]], **options: Any) 
         request = RunRequest(benchmark="autode", model="openai/fake", data=DATA, limit=2,
                              max_concurrency=4, cache=None, base_url=srv.base_url,
                              options={"mode": "dynamic", **options})
-        return Path(start_run(request, tmp_path / "run")["run_dir"])
+        result = start_run(request, tmp_path / "run")
+    roles = result["summary"]["tokens_by_role"]
+    assert set(roles) == {"assistant", "user"}
+    assert sum(roles.values()) == result["summary"]["tokens"]
+    return Path(result["run_dir"])
 
 
 @needs_autode

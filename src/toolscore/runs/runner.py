@@ -70,6 +70,7 @@ class RunSummary:
     done: int = 0
     errors: int = 0
     usage: Usage = field(default_factory=Usage)
+    usage_by_role: dict[str, Usage] = field(default_factory=dict)
     wall_s: float = 0.0
 
 
@@ -148,6 +149,8 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
         if record["status"] != "ok":
             summary.errors += 1
         summary.usage.add(Usage.from_dict(record["usage"]))
+        for role, used in record["usage_by_role"].items():
+            summary.usage_by_role.setdefault(role, Usage()).add(Usage.from_dict(used))
         progress.update()
         if on_record is not None:
             on_record(record)

@@ -59,7 +59,9 @@ def _summary_dict(summary: RunSummary) -> dict[str, Any]:
     return {"samples": summary.total, "run_now": summary.done, "skipped": summary.skipped,
             "errors_now": summary.errors, "calls": u.calls, "cached_calls": u.cached_calls,
             "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-            "tokens": u.total_tokens, "wall_s": round(summary.wall_s, 3)}
+            "tokens": u.total_tokens, "wall_s": round(summary.wall_s, 3),
+            "tokens_by_role": {role: r.total_tokens
+                               for role, r in sorted(summary.usage_by_role.items())}}
 
 
 def _request_from_config(config: dict[str, Any], request: RunRequest) -> RunRequest:
