@@ -58,10 +58,60 @@ def judge_agreement(
                                              "file (JSON/YAML; kind acs-verify or acs-llm); "
                                              "replaces --judge, --base-url, --votes, "
                                              "--temperature."),
+    labels: Path | None = typer.Option(None, "--labels", help="Any human-labelled set "
+                                       "(JSONL or CSV: id, label[, group, cluster]); with "
+                                       "--verdicts, measures those verdicts instead of ACS."),
+    verdicts: Path | None = typer.Option(None, "--verdicts", help="A judge's verdicts "
+                                         "(JSONL or CSV: id, label; empty = abstained)."),
+    id_field: str = typer.Option("id", "--id-field", help="With --labels: the id field."),
+    label_field: str = typer.Option("label", "--label-field",
+                                    help="With --labels: the human label field."),
+    verdict_field: str = typer.Option("label", "--verdict-field",
+                                      help="With --verdicts: the judge's label field."),
+    group_field: str | None = typer.Option(None, "--group-field",
+                                           help="With --labels: report per value of this."),
+    cluster_field: str | None = typer.Option(None, "--cluster-field", help="With --labels: "
+                                             "items resampled together by the bootstrap."),
 ) -> None:
-    """Agreement of a judge with the human labels of the ACS rows, with intervals."""
+    """Agreement of a judge with human labels (the ACS rows, or any labelled set), with
+    intervals."""
     from toolscore import cli
     from toolscore.benchmarks.acs.data import DataError, load_rows
+
+    if labels is not None or verdicts is not None:
+        if labels is None or verdicts is None:
+            cli._fail("--labels and --verdicts go together")
+            return
+        from toolscore.judges.labels import join_labels
+        from toolscore.stats.classification import classification_report
+
+        try:
+            items, unjudged = join_labels(
+                labels, verdicts, id_field=id_field, label_field=label_field,
+                verdict_field=verdict_field, group_field=group_field,
+                cluster_field=cluster_field)
+        except DataError as e:
+            cli._fail(str(e))
+            return
+        rep = classification_report(
+            [i.human for i in items], [i.label for i in items],
+            groups=[i.group for i in items] if group_field else None,
+            clusters=[i.cluster for i in items], n_resamples=resamples, seed=seed)
+        doc = {"judge": str(verdicts), "labels": str(labels), "rows": len(items),
+               "how": "recorded verdicts", "items_name": "labelled items",
+               "clusters_name": "clusters",
+               "unjudged": unjudged, "errors": 0, "shots": 0, "votes": 1,
+               "group": group_field or "none",
+               "requests": len({i.cluster for i in items}),
+               "abstentions": sum(i.label is None for i in items),
+               "baseline_always_satisfied": (sum(i.human for i in items) / len(items)
+                                             if items else None),
+               "report": rep.to_dict()}
+        if json_out:
+            cli._emit_json(doc)
+        else:
+            print_summary(doc)
+        return
 
     ident: dict[str, Any] | None = None
     system: str | None = None
@@ -217,12 +267,14 @@ def print_summary(doc: dict[str, Any], file: Any = None) -> None:
     rep = doc["report"]
     boot = rep["bootstrap"]
     kind = (doc.get("judge_config") or {}).get("kind", doc["judge"])
-    how = f"{doc['shots']}-shot" if kind != "acs-verify" else "deterministic"
-    print(f"judge {doc['judge']} ({how}) on {doc['rows']} ACS rows from {doc['requests']} "
-          f"requests; {doc['abstentions']} abstained, {doc['errors']} infrastructure errors "
+    how = doc.get("how") or (f"{doc['shots']}-shot" if kind != "acs-verify"
+                             else "deterministic")
+    items, clusters = doc.get("items_name", "ACS rows"), doc.get("clusters_name", "requests")
+    print(f"judge {doc['judge']} ({how}) on {doc['rows']} {items} from {doc['requests']} "
+          f"{clusters}; {doc['abstentions']} abstained, {doc['errors']} infrastructure errors "
           f"(left out)", file=file)
     print(f"{boot['confidence']:.0%} bootstrap intervals ({boot['n_resamples']} resamples of "
-          f"whole requests, seed {boot['seed']}); accuracy_all counts abstentions as wrong, "
+          f"whole {clusters}, seed {boot['seed']}); accuracy_all counts abstentions as wrong, "
           "the other metrics use the decided rows", file=file)
     sections = [("overall", {"all": rep["overall"]})]
     if rep["groups"]:
@@ -237,4 +289,5 @@ def print_summary(doc: dict[str, Any], file: Any = None) -> None:
                   file=file)
             print(f"{'':<{width}}{'':>5}" + "".join(f"{c[1]:>11}" for c in cells), file=file)
     if doc["baseline_always_satisfied"] is not None:
-        print(f"\nbaseline: always 'satisfied' {doc['baseline_always_satisfied']:.1%}", file=file)
+        print(f"\nbaseline: always 'satisfied' (positive) "
+              f"{doc['baseline_always_satisfied']:.1%}", file=file)
