@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import shutil
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 class DataNotFound(Exception):
@@ -134,3 +137,44 @@ def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
     return target
+
+
+# -- reading user-written files (one-line errors naming file and line) --------------------------
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; a line that is not an object is an error."""
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    with path.open(encoding="utf-8") as f:
+        for number, text in enumerate(f, start=1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
+            if not isinstance(obj, dict):
+                raise DataError(f"{path}:{number}: expected a JSON object")
+            yield number, obj
+
+
+def read_structured(path: Path) -> Any:
+    """A JSON file, or YAML for any other suffix (PyYAML imported only then)."""
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+    try:
+        import yaml
+    except ImportError:
+        raise DataError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).split("\n")[0]
+        raise DataError(f"{path}{line}: not valid YAML ({problem})") from None

@@ -10,12 +10,11 @@ together by the bootstrap, e.g. several items judged on one response).
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolscore.data import DataError
+from toolscore.data import DataError, iter_jsonl
 
 _TRUE = {"true", "1", "yes", "pass", "passed", "satisfied", "solved", "y", "t"}
 _FALSE = {"false", "0", "no", "fail", "failed", "unsatisfied", "unsolved", "n", "f"}
@@ -37,19 +36,7 @@ def read_items(path: Path) -> list[dict[str, Any]]:
     if path.suffix.lower() == ".csv":
         with path.open(newline="", encoding="utf-8") as f:
             return list(csv.DictReader(f))
-    rows = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(f"{path}: line {n}: invalid JSON ({e.msg})") from None
-            if not isinstance(row, dict):
-                raise DataError(f"{path}: line {n}: expected a JSON object")
-            rows.append(row)
-    return rows
+    return [row for _, row in iter_jsonl(path)]
 
 
 def to_bool(value: Any, *, allow_none: bool, where: str) -> bool | None:

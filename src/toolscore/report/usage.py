@@ -10,10 +10,11 @@ included, i.e. what the run costs without a cache; ``cached_calls`` says how man
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
+
+from toolscore.data import read_structured
 
 KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls")
 PRICE_KEYS = ("input_per_mtok", "output_per_mtok")
@@ -64,22 +65,7 @@ def load_prices(path: str | Path) -> dict[str, dict[str, float]]:
     """A price table: ``{"provider/model" or "model": {"input_per_mtok", "output_per_mtok"}}``
     in USD (or any one currency) per million tokens, from JSON or YAML."""
     p = Path(path)
-    text = p.read_text(encoding="utf-8")
-    if p.suffix.lower() in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise ImportError(f"{p}: reading YAML needs pyyaml (pip install pyyaml), or use "
-                              "JSON") from None
-        try:
-            table = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise ValueError(f"{p}: invalid YAML ({e})") from None
-    else:
-        try:
-            table = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{p}: invalid JSON ({e})") from None
+    table = read_structured(p)
     if not isinstance(table, dict):
         raise ValueError(f"{p}: expected a mapping of model name to prices")
     out: dict[str, dict[str, float]] = {}

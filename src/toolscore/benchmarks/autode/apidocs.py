@@ -14,40 +14,16 @@ PyYAML is imported only for ``.yaml`` / ``.yml`` files (``pip install 'toolscore
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from toolscore.data import DataError
+from toolscore.data import DataError, read_structured
 from toolscore.types import ToolSpec
 
 DOC_SUFFIXES = (".json", ".yaml", ".yml")
 PARAMETER_TYPES = ("string", "boolean")
 _API_KEYS = {"name", "api", "description", "domain", "subdomain", "function", "parameters"}
 _PARAM_KEYS = {"name", "description", "required", "type", "enum"}
-
-
-def _read(path: Path) -> Any:
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as e:
-            raise DataError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
-    try:
-        import yaml
-    except ImportError:
-        raise DataError(f"{path}: reading YAML needs PyYAML "
-                        "(pip install 'toolscore[autode]')") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e).split("\n")[0]
-        raise DataError(f"{path}{line}: not valid YAML ({problem})") from None
 
 
 def _text(value: Any, where: str, field: str, *, required: bool = True) -> str:
@@ -132,7 +108,7 @@ def load_api_doc_file(path: Path) -> list[Any]:
     from toolscore.benchmarks.autode.data import ApiDoc
 
     path = Path(path)
-    doc = _read(path)
+    doc = read_structured(path)
     if isinstance(doc, dict) and "apis" in doc:
         doc = doc["apis"]
     if not isinstance(doc, list):

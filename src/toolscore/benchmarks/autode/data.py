@@ -13,14 +13,12 @@ record. Extra records (a uuid that was retried) are ignored.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from toolscore.data import DataError
+from toolscore.data import DataError, iter_jsonl
 from toolscore.types import Message, ToolSpec
 
 SlotValue = str | bool
@@ -93,23 +91,6 @@ class ResultFile:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; a line that is not an object is an error."""
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    with path.open(encoding="utf-8") as f:
-        for number, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise DataError(f"{path}:{number}: expected a JSON object")
-            yield number, obj
-
-
 def _string(obj: dict[str, Any], key: str, where: str) -> str:
     value = obj.get(key)
     if not isinstance(value, str):
@@ -170,7 +151,7 @@ def load_scripts(root: Path) -> list[UserScript]:
     path = scripts_path(root)
     scripts: list[UserScript] = []
     seen: dict[str, int] = {}
-    for number, obj in _jsonl(path):
+    for number, obj in iter_jsonl(path):
         where = f"{path}:{number}"
         uuid = _string(obj, "uuid", where)
         if uuid in seen:
@@ -194,7 +175,7 @@ def load_results(path: Path) -> ResultFile:
     """A recorded result file; legacy lines without state/reason/trial_uuid are accepted."""
     path = Path(path)
     result = ResultFile(path)
-    for number, obj in _jsonl(path):
+    for number, obj in iter_jsonl(path):
         where = f"{path}:{number}"
         state = obj.get("state")
         if state not in (None, "success", "failure"):
