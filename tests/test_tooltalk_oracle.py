@@ -73,3 +73,13 @@ def test_replayed_ground_truth_returns_recorded_responses(oracle_run) -> None:
             assert turn["stop"] == "answer"
     assert diverging == set(ANNOTATION_ERRORS)
     assert exact == 266 - len(ANNOTATION_ERRORS)
+
+
+def test_default_shows_the_reference_documentation_defect_and_strict_fixes_it() -> None:
+    def enums(strict: bool) -> dict[str, list[str]]:
+        bench = ToolTalkBenchmark(DATA, strict=strict, embedder="hashing")
+        spec = bench.shown_spec(bench.tools["CreateEvent"])
+        return {k: v["enum"] for k, v in spec.parameters["properties"].items() if "enum" in v}
+
+    assert enums(strict=False) == {"name": ["meeting", "event"]}
+    assert enums(strict=True) == {"event_type": ["meeting", "event"]}

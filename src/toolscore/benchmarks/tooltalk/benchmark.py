@@ -22,7 +22,7 @@ from toolscore.benchmarks.tooltalk.scoring import (
 )
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord, MatchContext, Tool
-from toolscore.types import GenerateConfig
+from toolscore.types import GenerateConfig, ToolSpec
 
 ToolsMode = Literal["all", "exact", "suite"]
 Split = Literal["easy", "hard", "all"]
@@ -106,11 +106,20 @@ class ToolTalkBenchmark:
         turns = sample.data.turns
         return sum(len(turns[i].apis) + 1 for i in protocol.assistant_turns(turns))
 
+    def shown_spec(self, tool: Tool) -> ToolSpec:
+        """The documentation the model sees. The reference shows a few tools with known defects
+        (CreateEvent's enum sits on ``name`` instead of ``event_type``); the default reproduces
+        them, ``strict`` shows the corrected schema."""
+        documented = tool.extra.get("reference_parameters")
+        if self.strict or documented is None:
+            return tool.spec
+        return ToolSpec(tool.name, tool.description, documented)
+
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         conv = sample.data
         env = make_environment(conv, self.databases, self.plugins)
-        specs = [t.spec for t in self.offered_tools(conv)]
+        specs = [self.shown_spec(t) for t in self.offered_tools(conv)]
         prompt = protocol.system_prompt(conv.metadata)
         config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,
                                 epoch=epoch)
