@@ -127,3 +127,23 @@ def test_other_exceptions_propagate() -> None:
 
     with pytest.raises(KeyError):
         asyncio.run(call_with_retry(boom, FAST, timeout=1))
+
+
+def test_first_attempt_gets_its_full_timeout_even_beyond_the_budget() -> None:
+    async def slow(attempt: int) -> str:
+        await asyncio.sleep(0.3)
+        return "done"
+
+    policy = RetryPolicy(max_attempts=3, base_delay=0.01, budget_s=0.05)
+    assert asyncio.run(call_with_retry(slow, policy, timeout=2.0)) == "done"
+    # ...but a retry after the budget is spent is not attempted
+    calls: list[int] = []
+
+    async def failing(attempt: int) -> str:
+        calls.append(attempt)
+        await asyncio.sleep(0.1)
+        raise InfraError("503", retryable=True, status=503)
+
+    with pytest.raises(InfraError, match="gave up after 1 attempt"):
+        asyncio.run(call_with_retry(failing, policy, timeout=2.0))
+    assert calls == [0]

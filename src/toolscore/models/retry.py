@@ -59,9 +59,14 @@ async def call_with_retry(
     attempts = 0
     for attempt in range(max(1, policy.max_attempts)):
         remaining = policy.budget_s - (time.monotonic() - start)
-        if remaining <= 0:
+        if attempt and remaining <= 0:
             break
-        limit = remaining if timeout is None else min(timeout, remaining)
+        # The budget bounds retrying, not the first attempt: a slow model (e.g. the embedded
+        # one on a long prompt) always gets its full timeout once.
+        if attempt == 0:
+            limit = timeout
+        else:
+            limit = remaining if timeout is None else min(timeout, remaining)
         attempts += 1
         try:
             return await asyncio.wait_for(fn(attempt), timeout=limit)
