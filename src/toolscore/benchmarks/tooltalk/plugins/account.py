@@ -83,6 +83,13 @@ def random_id(env: Environment, tool_name: str, *digits: int) -> str:
     return "-".join(f"{rng.randint(0, 16**d - 1):0{d}x}" for d in digits)
 
 
+def find_item(items: dict[str, Any], item_id: Any, kind: str) -> dict[str, Any]:
+    """The user's item with this id (an alarm, event or reminder), or the simulator's error."""
+    if not isinstance(item_id, str) or item_id not in items:
+        raise LookupError(f"{kind} {item_id} does not exist.")
+    return items[item_id]
+
+
 def success() -> dict[str, str]:
     return {"status": "success"}
 

@@ -7,6 +7,7 @@ from typing import Any
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.account import (
     current_user,
+    find_item,
     parse_timestamp,
     random_id,
     success,
@@ -50,8 +51,7 @@ def delete_alarm(env: Environment, session_token: str, alarm_id: str) -> dict[st
         alarm_id: The id of the alarm, as returned by AddAlarm or FindAlarms.
     """
     alarms = _alarms(env, session_token)
-    if not isinstance(alarm_id, str) or alarm_id not in alarms:
-        raise LookupError(f"Alarm {alarm_id} does not exist.")
+    find_item(alarms, alarm_id, "Alarm")
     del alarms[alarm_id]
     return success()
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.account import (
     current_user,
+    find_item,
     parse_timestamp,
     random_id,
     require_text,
@@ -85,10 +86,7 @@ def create_event(env: Environment, session_token: str, name: str,
 
 
 def _event(env: Environment, username: str, event_id: Any) -> dict[str, Any]:
-    events = _events(env, username)
-    if not isinstance(event_id, str) or event_id not in events:
-        raise LookupError(f"Event {event_id} does not exist.")
-    return events[event_id]
+    return find_item(_events(env, username), event_id, "Event")
 
 
 @tool("DeleteEvent", action=True, auth=True, equivalence=rule_for("DeleteEvent"))

@@ -12,6 +12,7 @@ from typing import Any
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.account import (
     current_user,
+    find_item,
     parse_timestamp,
     random_id,
     require_text,
@@ -29,10 +30,7 @@ def _reminders(env: Environment, session_token: str) -> dict[str, Any]:
 
 
 def _reminder(env: Environment, session_token: str, reminder_id: Any) -> dict[str, Any]:
-    reminders = _reminders(env, session_token)
-    if not isinstance(reminder_id, str) or reminder_id not in reminders:
-        raise LookupError(f"Reminder {reminder_id} does not exist.")
-    return reminders[reminder_id]
+    return find_item(_reminders(env, session_token), reminder_id, "Reminder")
 
 
 @tool("AddReminder", action=True, auth=True, equivalence=rule_for("AddReminder"))
