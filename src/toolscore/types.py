@@ -198,8 +198,8 @@ class GenerateConfig:
     """Generation settings; part of the cache key.
 
     ``tool_choice`` is "auto", "required", "none" or a tool name. ``epoch`` separates repeated
-    samples in the cache. ``script`` carries what scripted models (``oracle``) replay; it is not
-    sent to real providers.
+    samples in the cache. What the ``oracle`` replays travels beside the request
+    (:func:`toolscore.models.oracle.reference`), never in it, so it is in no cache key.
     """
 
     temperature: float = 0.0
@@ -208,7 +208,6 @@ class GenerateConfig:
     top_p: float | None = None
     tool_choice: str = "auto"
     epoch: int = 0
-    script: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,13 +1,22 @@
-"""What the runner needs from a benchmark: samples, a protocol that runs one sample with a model,
-a scorer that scores one stored record, and an aggregation over records.
+"""What every benchmark is, whatever the method: samples + a protocol that runs one sample with
+a model + a scorer that scores one stored record + an aggregation over records.
 
 Scoring reads only the stored record (never the model), so a run can be rescored at zero cost.
+A benchmark declares its own options as a dataclass (``Options``): the CLI builds
+``toolscore run NAME --help`` from it, the Python API validates keyword arguments against it,
+and run.json stores it, so an option a benchmark does not take is an error, never silently
+dropped. A benchmark also says how its results are shown (``columns``, ``record_view``), so the
+report and CLI never name a benchmark's keys.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:
     from toolscore.models.client import ModelClient
@@ -20,25 +29,221 @@ class Sample:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-class Benchmark(Protocol):
-    name: str
+@dataclass(frozen=True)
+class Column:
+    """One headline column of a benchmark's metrics table.
+
+    ``key`` is looked up in each group of ``scores.json`` (``"overall"`` or a split); ``kind``
+    says how to print it: "rate" as a percentage, "count" as an integer, "number" as is.
+    """
+
+    key: str
+    title: str
+    kind: Literal["rate", "count", "number"] = "rate"
+
+
+@dataclass
+class RunSettings:
+    """The run's settings a benchmark may need for models of its own (a user agent, a judge):
+    they use the run's response cache and limits, through the one client factory."""
+
+    cache: str | None = "default"
+    timeout: float = 120.0
+    max_concurrency: int = 8
+
+
+@dataclass
+class NoOptions:
+    """A benchmark without options of its own."""
+
+
+class OptionError(ValueError):
+    """An option a benchmark does not take, or a value of the wrong type (one line)."""
+
+
+def option(default: Any, help: str, **extra: Any) -> Any:  # noqa: A002 - mirrors argparse
+    """A declared option: its default and the help text shown by ``toolscore run NAME --help``.
+    ``extra`` may hold ``flag`` (the CLI spelling, e.g. "--tools") and ``cli=False`` (Python
+    only, e.g. an object that cannot be typed on a command line)."""
+    factory = default if default in (list, dict) or callable(default) and not isinstance(
+        default, type) else None
+    meta = {"help": help, **extra}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+class Benchmark:
+    """Base class of every benchmark (built-in or installed through an entry point).
+
+    Subclasses set ``name``, ``description``, ``Options`` and ``dataset`` (the name the dataset
+    lookup knows, or None when the data ships with the code), and implement ``samples``,
+    ``run_sample``, ``score`` and ``aggregate``. ``create`` builds one from validated options.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    Options: ClassVar[type] = NoOptions
+    dataset: ClassVar[str | None] = None
+    columns: ClassVar[list[Column]] = []
+    settings: RunSettings = RunSettings()
+
+    @classmethod
+    def create(cls, data_dir: Path | None, options: Any) -> Benchmark:
+        """Build from a data folder (None when ``dataset`` is None) and an ``Options``."""
+        raise NotImplementedError(f"{cls.__name__}.create")
 
     def config(self) -> dict[str, Any]:
         """Everything that determines results besides the model: goes into run.json."""
-        ...
+        return {}
 
-    def samples(self) -> list[Sample]: ...
+    def bind(self, settings: RunSettings) -> None:
+        """Called by the runner before the first sample."""
+        self.settings = settings
 
-    async def run_sample(self, sample: Sample, model: ModelClient, epoch: int) -> dict[str, Any]:
-        """Run one sample; return its JSON-able output (transcript, calls). Infrastructure
-        failures propagate as InfraError; model mistakes are recorded in the output."""
-        ...
+    def uses_model(self) -> bool:
+        """False when nothing in this configuration calls the run's model (e.g. a
+        deterministic judge as the system under test): the run then needs no ``--model``."""
+        return True
 
-    def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
+    def max_concurrency(self) -> int | None:
+        """A cap on samples in flight this benchmark needs (e.g. 1 when a person plays the
+        user), or None."""
+        return None
+
+    def samples(self) -> list[Sample]:
+        raise NotImplementedError
+
+    def check(self) -> None:
+        """Load and validate the data before the first model call (raise a one-line error)."""
+        self.samples()
+
+    async def run_sample(self, sample: Sample, model: ModelClient, epoch: int) -> Any:
+        """Run one sample; return its JSON-able output. Infrastructure failures propagate as
+        InfraError; model mistakes are recorded in the output and scored."""
+        raise NotImplementedError
+
+    def score(self, output: Any, sample: Sample) -> dict[str, Any]:
         """Per-sample scores from a stored output."""
-        ...
+        raise NotImplementedError
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
-        """Headline metrics over scored records (``record["scores"]``), grouped as the method
-        publishes them (e.g. per split)."""
-        ...
+        """Headline metrics over stored records, grouped as the method publishes them: a dict
+        of groups (``"overall"`` or one per split), each a dict of metrics, plus scalars."""
+        raise NotImplementedError
+
+    @classmethod
+    def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """The rows of the headline table (split or group -> metrics) from ``scores.json``;
+        ``columns`` are looked up in each. Default: every dict-valued entry."""
+        return {k: v for k, v in metrics.items() if isinstance(v, dict)}
+
+    def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
+        """What one record looks like to a reader (HTML report, export): a short summary and
+        the dialogue as messages. The default shows the stored output as is."""
+        return {"summary": "", "messages": []}
+
+    @classmethod
+    def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
+        """Lines printed under the headline table (supplementary views, analyses)."""
+        return []
+
+    def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
+        """Score files written by the method's own reference code (its output format), with
+        this benchmark's scorer; a benchmark without such a format says so."""
+        raise OptionError(f"benchmark {self.name!r} does not read another tool's output files")
+
+    def mode_label(self) -> str:
+        """How this run was scored, as every report must say (e.g. "reference", "strict")."""
+        return str(self.config().get("mode") or "reference")
+
+
+# -- options ---------------------------------------------------------------------------------
+def option_fields(options_type: type) -> list[dataclasses.Field[Any]]:
+    return list(dataclasses.fields(options_type))
+
+
+def _types_of(options_type: type) -> dict[str, Any]:
+    return typing.get_type_hints(options_type)
+
+
+def parse_options(options_type: type, given: dict[str, Any], where: str) -> Any:
+    """An ``options_type`` from keyword arguments: unknown names and wrong types are one-line
+    errors naming the benchmark (``where``) and the option."""
+    hints = _types_of(options_type)
+    names = {f.name for f in option_fields(options_type)}
+    unknown = sorted(set(given) - names)
+    if unknown:
+        known = ", ".join(sorted(names)) or "none"
+        raise OptionError(f"{where}: unknown option {unknown[0]!r} (its options: {known})")
+    values = {k: coerce(v, hints[k], f"{where}: option {k!r}") for k, v in given.items()}
+    return options_type(**values)
+
+
+def coerce(value: Any, hint: Any, where: str) -> Any:
+    """``value`` checked against ``hint`` (str, int, float, bool, Path, Literal, X | None,
+    list[X]); strings from a command line are converted."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        errors = []
+        for a in inner:
+            try:
+                return coerce(value, a, where)
+            except OptionError as e:
+                errors.append(str(e))
+        raise OptionError(errors[0] if errors else f"{where}: bad value {value!r}")
+    if origin is Literal:
+        if value in args:
+            return value
+        raise OptionError(f"{where}: {value!r} is not one of {', '.join(map(repr, args))}")
+    if origin in (list, tuple):
+        if isinstance(value, (str, Path)):
+            value = [value]
+        if not isinstance(value, (list, tuple)):
+            raise OptionError(f"{where}: expected a list, got {value!r}")
+        inner = args[0] if args else Any
+        return [coerce(v, inner, where) for v in value]
+    if hint is Any:
+        return value
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "1", "yes", "false", "0", "no"):
+            return value.lower() in ("true", "1", "yes")
+        raise OptionError(f"{where}: expected true or false, got {value!r}")
+    if hint in (int, float):
+        if isinstance(value, bool):
+            raise OptionError(f"{where}: expected a number, got {value!r}")
+        try:
+            return hint(value) if isinstance(value, (str, int, float)) else _bad(value, where)
+        except ValueError:
+            raise OptionError(f"{where}: expected {hint.__name__}, got {value!r}") from None
+    if hint is Path:
+        if isinstance(value, (str, Path)):
+            return Path(value)
+        raise OptionError(f"{where}: expected a path, got {value!r}")
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise OptionError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def _bad(value: Any, where: str) -> Any:
+    raise OptionError(f"{where}: expected a number, got {value!r}")
+
+
+def options_to_json(options: Any) -> dict[str, Any]:
+    """Declared options as JSON-able values (paths as strings), for run.json."""
+    out = {}
+    for f in option_fields(type(options)):
+        if f.metadata.get("cli") is False:
+            continue
+        v = getattr(options, f.name)
+        out[f.name] = [str(x) if isinstance(x, Path) else x for x in v] \
+            if isinstance(v, (list, tuple)) else (str(v) if isinstance(v, Path) else v)
+    return out

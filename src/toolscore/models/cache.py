@@ -93,8 +93,10 @@ def cache_key(
     ``canonical_json`` of that dict gives, so that the tools part can come from
     :data:`canonical_tools`. Messages are rendered per call (they change every call; ~2 us each).
     """
+    # "script": null keeps the keys of 0.1.0 caches (whose configs carried the oracle's script,
+    # always null for real models) valid.
     text = "".join((
-        '{"config":', canonical_json(config.to_dict()),
+        '{"config":', canonical_json({**config.to_dict(), "script": None}),
         ',"messages":', canonical_json([m.to_dict() for m in messages]),
         ',"model":', canonical_json(identity),
         ',"tools":', canonical_tools(tools),

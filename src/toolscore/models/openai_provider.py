@@ -46,7 +46,7 @@ def tool_choice_param(choice: str) -> str | dict[str, Any]:
 
 def request_settings(config: GenerateConfig, has_tools: bool,
                      max_tokens_param: str = "max_tokens") -> dict[str, Any]:
-    """The generation settings of a request (``config.script`` is not sent)."""
+    """The generation settings of a request."""
     out: dict[str, Any] = {}
     if has_tools:
         out["tool_choice"] = tool_choice_param(config.tool_choice)
@@ -68,7 +68,7 @@ def build_request(
     *,
     max_tokens_param: str = "max_tokens",
 ) -> dict[str, Any]:
-    """The keyword arguments of ``chat.completions.create`` (``config.script`` is not sent)."""
+    """The keyword arguments of ``chat.completions.create``."""
     req: dict[str, Any] = {"model": model, "messages": to_openai_messages(messages)}
     if tools:
         req["tools"] = [t.to_openai() for t in tools]

@@ -1,9 +1,11 @@
 """``oracle``: a model that replays the ground truth, so protocols and scorers can be checked
 end to end without any model.
 
-A benchmark puts the reference behaviour for the current assistant turn into
-``GenerateConfig.script``: a list of steps ``{"tool_calls": [{"name", "arguments"}], "content"}``.
-The oracle works out which step it is at from the transcript alone (the number of assistant
+A protocol hands the reference behaviour for the current assistant turn to the oracle with
+``with reference(steps): ...``: a list of steps ``{"tool_calls": [{"name", "arguments"}],
+"content"}``. It travels in a context variable (each asyncio task has its own), not in the
+request, so a real model's requests and cache keys never carry the ground truth. The oracle
+works out which step it is at from the transcript alone (the number of assistant
 messages since the last user message), so it is stateless, and therefore safe to share and to
 run concurrently. Running a benchmark with the oracle should give a perfect score; when it does
 not, the protocol or the scorer is wrong.
@@ -12,10 +14,27 @@ not, the protocol or the scorer is wrong.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
+
+
+_REFERENCE: ContextVar[list[dict[str, Any]] | None] = ContextVar("toolscore_oracle_reference",
+                                                                 default=None)
+
+
+@contextmanager
+def reference(steps: list[dict[str, Any]]) -> Iterator[None]:
+    """Make ``steps`` what the oracle replays for model calls made inside this block."""
+    token = _REFERENCE.set(steps)
+    try:
+        yield
+    finally:
+        _REFERENCE.reset(token)
 
 
 def current_step(messages: list[Message]) -> int:
@@ -45,7 +64,8 @@ def step_message(step: dict[str, Any], k: int) -> Message:
 
 
 class OracleModel:
-    """Replays ``config.script``; past its end, answers with the last step's text (or "")."""
+    """Replays the current :func:`reference`; past its end, answers with the last step's text
+    (or "")."""
 
     name = "oracle"
     cacheable = False  # free and exact: caching would only fill the cache
@@ -57,10 +77,10 @@ class OracleModel:
     async def generate(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> Reply:
-        script = config.script
+        script = _REFERENCE.get()
         if script is None:
-            raise InfraError("the oracle needs GenerateConfig.script (the reference steps)",
-                             retryable=False)
+            raise InfraError("this benchmark gives the oracle no reference steps (the "
+                             "oracle replays ToolTalk-style ground truth)", retryable=False)
         k = current_step(messages)
         if k < len(script):
             msg = step_message(script[k], k)

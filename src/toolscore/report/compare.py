@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from toolscore.runs.store import RunStore
+from toolscore.records import RunStore
 from toolscore.stats.paired import (
     mcnemar_exact,
     paired_bootstrap_diff,

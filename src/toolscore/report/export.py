@@ -20,95 +20,28 @@ import json
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from toolscore.runs.store import RunStore
+from toolscore.records import RunStore
+from toolscore.records.table import FORMATS, record_rows, records_frame
 
 if TYPE_CHECKING:
     import pandas as pd
 
-BASE_COLUMNS = ("id", "epoch", "split", "status", "error")
-USAGE_COLUMNS = ("input_tokens", "output_tokens", "tokens", "calls", "cached_calls", "time_s")
-FORMATS = ("csv", "jsonl", "parquet")
-
-
-def is_scalar(value: Any) -> bool:
-    """A score that fits in one cell: bool, number or missing (dicts and lists do not)."""
-    return value is None or isinstance(value, (bool, int, float, str))
-
 
 def sorted_records(path: str | Path) -> list[dict[str, Any]]:
-    """The latest record of every (sample id, epoch) of a run, sorted by epoch then id.
-
-    Sorting makes the export independent of the order in which concurrent samples finished.
-    """
+    """The latest record of every (sample id, epoch) of a run."""
     store = RunStore(path)
-    store.read_config()  # a clear error for a path that is not a run directory
-    return sorted(store.latest().values(), key=lambda r: (int(r.get("epoch", 0)), str(r["id"])))
-
-
-def score_columns(records: list[dict[str, Any]]) -> list[str]:
-    """Every scalar score name, in order of first appearance (clashes with base columns renamed)."""
-    names: dict[str, None] = {}
-    for r in records:
-        for key, value in (r.get("scores") or {}).items():
-            if is_scalar(value):
-                names[key] = None
-    return list(names)
-
-
-def _column_name(score: str) -> str:
-    return f"score_{score}" if score in BASE_COLUMNS or score in USAGE_COLUMNS else score
+    store.config()  # a clear error for a path that is not a run directory
+    return list(store.latest().values())
 
 
 def run_rows(path: str | Path) -> tuple[list[str], list[dict[str, Any]]]:
-    """(column names, rows) of a run: one row per (sample, epoch), missing values as ``None``."""
-    records = sorted_records(path)
-    scores = score_columns(records)
-    columns = [*BASE_COLUMNS, *(_column_name(s) for s in scores), *USAGE_COLUMNS]
-    rows = []
-    for r in records:
-        usage = r.get("usage") or {}
-        rec_scores = r.get("scores") or {}
-        row: dict[str, Any] = {
-            "id": str(r["id"]), "epoch": int(r.get("epoch", 0)),
-            "split": (r.get("meta") or {}).get("split"), "status": r.get("status"),
-            "error": r.get("error"),
-        }
-        for s in scores:
-            value = rec_scores.get(s)
-            row[_column_name(s)] = value if is_scalar(value) else None
-        inp, out = usage.get("input_tokens"), usage.get("output_tokens")
-        row.update(input_tokens=inp, output_tokens=out,
-                   tokens=(inp or 0) + (out or 0) if inp is not None or out is not None else None,
-                   calls=usage.get("calls"), cached_calls=usage.get("cached_calls"),
-                   time_s=r.get("time_s"))
-        rows.append(row)
-    return columns, rows
-
-
-def _require_pandas() -> Any:
-    try:
-        import pandas
-    except ImportError:
-        raise ImportError("pandas is needed for DataFrames and Parquet: "
-                          "pip install 'toolscore[report]'") from None
-    return pandas
+    """(column names, rows) of a run directory (see :mod:`toolscore.records.table`)."""
+    return record_rows(sorted_records(path))
 
 
 def load_run(path: str | Path) -> pd.DataFrame:
-    """A run directory as a pandas DataFrame, one row per (sample, epoch).
-
-    Pass/fail scores become pandas' nullable ``boolean`` dtype, so an errored sample (no scores)
-    is ``<NA>`` rather than turning the whole column into ``object``.
-    """
-    pd = _require_pandas()
-    columns, rows = run_rows(path)
-    frame = pd.DataFrame(rows, columns=columns)
-    for col in columns:
-        values = [v for v in frame[col] if v is not None and v == v]
-        if values and all(isinstance(v, bool) for v in values):
-            frame[col] = frame[col].astype("boolean")
-    frame["epoch"] = frame["epoch"].astype("int64")
-    return frame
+    """A run directory as a pandas DataFrame, one row per (sample, epoch)."""
+    return records_frame(sorted_records(path))
 
 
 def export_run(path: str | Path, fmt: str, out: str | Path | None = None) -> Path:

@@ -19,7 +19,7 @@ from toolscore.report.html_samples import esc, render_sample, sample_tools
 from toolscore.report.html_svg import confusion_matrix, histograms, interval_bars
 from toolscore.report.html_template import FILTER_BAR, page
 from toolscore.report.overview import run_overview
-from toolscore.runs.store import RunStore
+from toolscore.records import RunStore
 
 
 def _pct(value: Any) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.report.usage import cost, role_models, usage_by_role
-from toolscore.runs.store import SCORES_FILE, RunStore
+from toolscore.records import SCORES_FILE, RunStore
 from toolscore.stats.repeats import repeat_summary
 
 PRIMARY = "success"

@@ -1,56 +1,97 @@
-"""Terminal tables of a run's metrics (rich)."""
+"""Terminal tables of a run's metrics. The columns are the benchmark's own
+(``Benchmark.columns`` and ``headline_rows``), so no benchmark's keys are named here."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-# (metric key, column title, is a rate shown as %)
-TOOLTALK_COLUMNS = [
-    ("conversations", "convs", False),
-    ("success_rate", "success", True),
-    ("precision", "precision", True),
-    ("recall", "recall", True),
-    ("action_precision", "action prec.", True),
-    ("incorrect_action_rate", "incorrect actions", True),
-    ("soft_success", "soft success", True),
-]
+from toolscore.benchmarks.base import Column
 
 
-def _fmt(value: Any, pct: bool) -> str:
-    if value is None:
+def fmt(value: Any, kind: str = "number") -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    if pct and isinstance(value, (int, float)):
+    if kind == "rate" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"{100 * value:.1f}%"
+    if kind == "count" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.4g}"
     return str(value)
 
 
-def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
-    """One row per split (every dict-valued entry of ``metrics``)."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("split")
-    splits = {k: v for k, v in metrics.items() if isinstance(v, dict)}
-    for _, name, _ in TOOLTALK_COLUMNS:
-        table.add_column(name, justify="right")
-    for split, m in splits.items():
-        table.add_row(split, *(_fmt(m.get(key), pct) for key, _, pct in TOOLTALK_COLUMNS))
+def headline(benchmark: str | None, metrics: dict[str, Any]
+             ) -> tuple[list[Column], dict[str, dict[str, Any]]]:
+    """(columns, rows) of a benchmark's headline table; a benchmark that is not installed
+    gets every numeric metric of every group."""
+    from toolscore.benchmarks.registry import benchmark_class
+
+    try:
+        cls = benchmark_class(str(benchmark))
+        rows = cls.headline_rows(metrics)
+        columns = list(cls.columns)
+    except LookupError:
+        rows, columns = {}, []
+    if not columns:
+        rows = rows or {k: v for k, v in metrics.items() if isinstance(v, dict)}
+        keys = dict.fromkeys(k for v in rows.values() for k, x in v.items()
+                             if isinstance(x, (int, float)) and not isinstance(x, bool))
+        columns = [Column(k, k, "number") for k in keys]
+    return columns, rows
+
+
+def summary_lines(benchmark: str | None, metrics: dict[str, Any]) -> list[str]:
+    from toolscore.benchmarks.registry import benchmark_class
+
+    try:
+        return benchmark_class(str(benchmark)).summary_lines(metrics)
+    except LookupError:
+        return []
+
+
+def metrics_table(title: str, benchmark: str | None, metrics: dict[str, Any]) -> Table:
+    """One row per group (split) of ``scores.json``, the benchmark's columns."""
+    columns, rows = headline(benchmark, metrics)
+    table = Table(title=escape(title), title_justify="left")
+    table.add_column("group")
+    for c in columns:
+        table.add_column(c.title, justify="right", overflow="fold")
+    for group, m in rows.items():
+        table.add_row(escape(str(group)), *(fmt(m.get(c.key), c.kind) for c in columns))
     return table
+
+
+def run_title(config: dict[str, Any]) -> str:
+    """Who and what produced the numbers: benchmark, model, mode, embedder, judge."""
+    bench = config.get("benchmark_config") or {}
+    parts = [str(config.get("benchmark")), f"model {config.get('model')}"]
+    mode = bench.get("mode") or ("strict" if bench.get("strict") else
+                                 "reference" if "strict" in bench else None)
+    if mode:
+        parts.append(f"{mode} mode")
+    if bench.get("embedder_id") or bench.get("embedder"):
+        parts.append(f"embedder {bench.get('embedder_id') or bench.get('embedder')}")
+    for key in ("judge_id", "judge", "user_model"):
+        if bench.get(key):
+            parts.append(f"{key.replace('_id', '').replace('_', ' ')} {bench[key]}")
+            break
+    return " · ".join(parts)
 
 
 def print_run_summary(console: Console, config: dict[str, Any], metrics: dict[str, Any],
                       summary: dict[str, Any] | None = None) -> None:
-    bench = config.get("benchmark_config", {})
-    title = (f"{config.get('benchmark')} · model {config.get('model')} · embedder "
-             f"{bench.get('embedder_id') or bench.get('embedder')} · "
-             f"{'strict' if bench.get('strict') else 'reference'} mode"
-             f" · tools {bench.get('tools')}")
-    console.print(metrics_table(title, metrics))
+    console.print(metrics_table(run_title(config), config.get("benchmark"), metrics))
+    for line in summary_lines(config.get("benchmark"), metrics):
+        console.print(line, highlight=False, markup=False)
     errors = metrics.get("errors", 0)
     line = f"errors (excluded from scores): {errors}"
     if summary:
         line += (f" · model calls {summary.get('calls', 0)}"
                  f" (cached {summary.get('cached_calls', 0)})"
                  f" · tokens {summary.get('tokens', 0)} · wall {summary.get('wall_s', 0):.1f}s")
-    console.print(line)
+    console.print(line, highlight=False)

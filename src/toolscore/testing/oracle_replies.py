@@ -55,8 +55,8 @@ def load_recording(path: str | Path, fallback: Responder | None = default_respon
 def record_oracle(benchmark: Any, *, fallback: Responder | None = default_responder,
                   max_concurrency: int = 16) -> OracleRecording:
     """Run ``benchmark`` with the oracle through the real runner, recording every call."""
+    from toolscore.records import RunStore
     from toolscore.runs.runner import RunOptions, execute_run
-    from toolscore.runs.store import RunStore
 
     with tempfile.TemporaryDirectory(prefix="toolscore-oracle-") as tmp:
         recording = Path(tmp) / "recording.jsonl"

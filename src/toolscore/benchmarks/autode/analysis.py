@@ -160,7 +160,7 @@ def load_run_dialogues(path: Path, scripts: Sequence[UserScript]) -> RunDialogue
         config = json.loads(config_path.read_text())
         if config.get("benchmark") != "autode":
             raise ValueError(f"{path}: a {config.get('benchmark')!r} run, not an autode run")
-        from toolscore.runs.store import RunStore
+        from toolscore.records import RunStore
 
         mode = config.get("benchmark_config", {}).get("mode", "")
         run = RunDialogues(f"{config.get('model')} ({mode})", source=str(path))

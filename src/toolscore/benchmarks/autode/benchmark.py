@@ -9,6 +9,7 @@ trials apart (the epoch is part of every request's cache key).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,29 +29,67 @@ from toolscore.benchmarks.autode.scoring import (
     normalised_equal,
     score_case,
 )
-from toolscore.benchmarks.base import Sample
+from toolscore.benchmarks.base import Benchmark, Column, Sample, option
 from toolscore.data import DataError
 from toolscore.types import GenerateConfig, ToolSpec
 
 Mode = Literal["dynamic", "static", "human"]
 MODES = ("dynamic", "static", "human")
-# Generic `toolscore run` options that mean nothing here (accepted so a run.json written by the
-# generic command still loads).
-_IGNORED = frozenset({"split", "tools_mode", "strict", "embedder", "max_calls_per_turn"})
+# Options that 0.1.0's generic `toolscore run` stored for every benchmark: a run.json of that
+# version still loads (they are dropped there, see records.schema), nowhere else accepted.
+LEGACY_OPTIONS = frozenset({"split", "tools_mode", "strict", "embedder", "max_calls_per_turn",
+                            "user_cache"})
 
 
-class AutoDEBenchmark:
+@dataclass
+class AutoDEOptions:
+    mode: Mode = option("dynamic", "dynamic (an LLM plays the user) | static (whole history, "
+                        "forced call) | human (you play the user).")
+    user_model: str | None = option(None, "Model playing the user (default: the assistant's).")
+    user_base_url: str | None = option(None, "OpenAI-compatible endpoint of the user model.")
+    tools: Literal["all", "gold"] = option("all", "APIs offered: all documents | only the gold "
+                                           "one.")
+    apis: Path | None = option(None, "API documents (.xlsx, .json, .yaml) instead of the "
+                               "released ones.")
+    scripts: Path | None = option(None, "User scripts (JSONL, released shape) instead of the "
+                                  "released ones.")
+    max_turns: int = option(protocol.MAX_TURNS, "Dialogue turns before giving up.")
+    enums: bool = option(True, "Show the API documents' enumerations.")
+    max_tokens: int | None = option(512, "Token limit of each assistant reply.")
+    temperature: float = option(0.0, "Assistant sampling temperature.")
+    seed: int = option(0, "Sampling seed.")
+    user_temperature: float = option(0.0, "User agent sampling temperature.")
+    user_max_tokens: int = option(256, "Token limit of each user-agent reply.")
+    human: Any = option(None, "A HumanUser to talk through (Python only).", cli=False)
+
+
+COLUMNS = [Column("n_cases", "cases", "count"), Column("n_trials", "trials", "count"),
+           Column("precision", "precision ×100", "number"),
+           Column("recall", "recall ×100", "number"), Column("f1", "F1 ×100", "number"),
+           Column("f1_std", "F1 std", "number")]
+
+
+class AutoDEBenchmark(Benchmark):
     name = "autode"
+    description = "AutoDE (Mu et al. 2024): 276 user scripts over 66 APIs; dynamic/static/human"
+    Options = AutoDEOptions
+    dataset = "autode"
+    columns = COLUMNS
+
+    @classmethod
+    def create(cls, data_dir: Path | None, options: Any) -> AutoDEBenchmark:
+        assert data_dir is not None
+        return cls(data_dir, **{k: getattr(options, k) for k in AutoDEOptions.__dataclass_fields__})
 
     def __init__(self, data_dir: str | Path, *, mode: Mode = "dynamic",
                  user_model: str | None = None, user_base_url: str | None = None,
-                 user_cache: str | None = "default", user_temperature: float = 0.0,
+                 user_temperature: float = 0.0,
                  user_max_tokens: int = 256, max_turns: int = protocol.MAX_TURNS,
                  tools: Literal["all", "gold"] = "all", enums: bool = True,
                  max_tokens: int | None = 512, temperature: float = 0.0, seed: int = 0,
                  human: Any = None, apis: str | Path | None = None,
                  scripts: str | Path | None = None, **ignored: Any) -> None:
-        unknown = set(ignored) - _IGNORED
+        unknown = set(ignored) - LEGACY_OPTIONS
         if unknown:
             raise ValueError(f"autode: unknown option(s) {', '.join(sorted(unknown))}")
         if mode not in MODES:
@@ -63,7 +102,6 @@ class AutoDEBenchmark:
         self.mode = mode
         self.user_model = user_model
         self.user_base_url = user_base_url
-        self.user_cache = user_cache
         self.user_temperature = user_temperature
         self.user_max_tokens = user_max_tokens
         self.max_turns = max_turns
@@ -98,6 +136,57 @@ class AutoDEBenchmark:
             cfg["user"] = "human"
         return cfg
 
+    def mode_label(self) -> str:
+        return self.mode
+
+    @classmethod
+    def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        if "exact" not in metrics:
+            return {}
+        return {"published": {"n_cases": metrics.get("n_cases"),
+                              "n_trials": metrics.get("n_trials"), **metrics["exact"]},
+                "normalised (supplementary)": metrics["supplementary"]["normalised"]}
+
+    def max_concurrency(self) -> int | None:
+        return 1 if self.mode == "human" else None
+
+    @classmethod
+    def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
+        if "exact" not in metrics:
+            return []
+        sup, ana = metrics["supplementary"], metrics["analyses"]
+        halluc = ana["hallucinated_parameter_rate_successful"]
+        lines = [f"supplementary: normalised {_pm(sup['normalised'])} · exact match "
+                 f"{sup['exact_match_rate']:.2%} · call rate {sup['call_rate']:.2%} · API "
+                 f"accuracy {sup['api_accuracy']:.2%}",
+                 f"analyses: refusal rate {ana['refusal_rate']:.2%} · hallucinated "
+                 f"parameters {'-' if halluc is None else f'{halluc:.2%}'} · mean dialogue "
+                 f"length {ana['mean_dialogue_length']:.2f} · endings {metrics['endings']}"]
+        if ana.get("questions") is not None:
+            lines.append("redundant questions (asked for a value already given): "
+                         + questions_line(ana))
+        return lines
+
+    def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
+        """A released result file, or every ``*.jsonl`` in a folder (Table 1's runs)."""
+        from toolscore.benchmarks.autode.rescore import score_results
+
+        files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+        if not files:
+            raise FileNotFoundError(f"{path}: no *.jsonl result files")
+        scripts = [s.data for s in self.samples()]
+        docs = list(self.docs.values())
+        return {"benchmark": "autode",
+                "results": [score_results(f, scripts, docs).to_dict() for f in files]}
+
+    def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
+        out = record.get("output") or {}
+        scores = record.get("scores") or {}
+        messages = [{"role": str(t.get("role", "")).lower(), "content": t.get("message")}
+                    for t in out.get("content") or []]
+        summary = f"F1 {scores['f1']:.2f}" if isinstance(scores.get("f1"), (int, float)) else ""
+        return {"summary": summary, "messages": messages}
+
     # -- data --------------------------------------------------------------------------------
     def samples(self) -> list[Sample]:
         if self._samples is None:
@@ -127,21 +216,12 @@ class AutoDEBenchmark:
             client = getattr(model, "client", model)
             return client.with_role("user") if hasattr(client, "with_role") else client
         if self._user_client is None:
-            from toolscore.models import get_model
-            from toolscore.models.client import ModelClient
+            from toolscore.models.factory import make_client
 
-            options = {"base_url": self.user_base_url} if self.user_base_url else {}
-            cache = None
-            if self.user_cache is not None:
-                from toolscore.data import cache_root
-                from toolscore.models.cache import ResponseCache
-
-                path = (cache_root() / "responses.sqlite" if self.user_cache == "default"
-                        else Path(self.user_cache))
-                path.parent.mkdir(parents=True, exist_ok=True)
-                cache = ResponseCache(path)
-            self._user_client = ModelClient(get_model(self.user_model, **options), cache=cache,
-                                            role="user")
+            self._user_client = make_client(
+                self.user_model, role="user", base_url=self.user_base_url,
+                cache=self.settings.cache, timeout=self.settings.timeout,
+                max_concurrency=self.settings.max_concurrency)
         return self._user_client
 
     def make_user(self, model: Any, epoch: int) -> Any:
@@ -195,6 +275,21 @@ class AutoDEBenchmark:
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         return aggregate_records(records, self.mode)
+
+
+def _pm(exact: dict[str, Any]) -> str:
+    std = exact.get("f1_std")
+    return (f"P {exact['precision']:.2f} / R {exact['recall']:.2f} / F1 {exact['f1']:.2f}"
+            + (f" ±{std:.2f}" if std is not None else ""))
+
+
+def questions_line(row: dict[str, Any]) -> str:
+    """Redundant questions as one line (a run's analyses or one side of a gap)."""
+    rate, share = row.get("redundant_question_rate", row.get("redundant_rate")), row.get(
+        "dialogues_with_redundant_questions", row.get("dialogues_with_redundant"))
+    return (f"{row['redundant_questions']} of {row['questions']} questions"
+            + ("" if rate is None else f" ({rate:.2%})")
+            + ("" if share is None else f" · in {share:.2%} of dialogues"))
 
 
 def _mean(values: list[Any]) -> float | None:

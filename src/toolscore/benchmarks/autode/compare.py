@@ -49,7 +49,7 @@ def load_case_scores(path: Path, scripts: Sequence[UserScript]) -> CaseScores:
         config = json.loads((path / "run.json").read_text())
         if config.get("benchmark") != "autode":
             raise ValueError(f"{path}: a {config.get('benchmark')!r} run, not an autode run")
-        from toolscore.runs.store import RunStore
+        from toolscore.records import RunStore
 
         by_id: dict[str, list[float]] = defaultdict(list)
         for r in RunStore(path).latest().values():

@@ -17,11 +17,14 @@ The helpers below read that folder without depending on the ToolTalk benchmark p
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from toolscore.benchmarks.base import option
 from toolscore.benchmarks.demo.plugins import ALL_TOOLS, PLUGINS
+from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark, ToolTalkOptions
 from toolscore.env.environment import Environment
 
 # split name -> folder, as in a ToolTalk release ("hard" conversations live in tooltalk/)
@@ -31,7 +34,7 @@ TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 # demo stays a couple of minutes long on one CPU thread.
 MAX_CALLS_PER_TURN = 4
 
-__all__ = ["ALL_TOOLS", "PLUGINS", "SPLITS", "data_dir", "ground_truth", "load",
+__all__ = ["ALL_TOOLS", "PLUGINS", "DemoBenchmark", "DemoOptions", "SPLITS", "data_dir", "ground_truth", "load",
            "load_databases", "make_demo", "make_environment"]
 
 
@@ -79,14 +82,36 @@ def ground_truth(conversation: dict[str, Any]) -> list[list[dict[str, Any]]]:
             if turn["role"] == "assistant"]
 
 
-def make_demo(**options: Any) -> Any:
-    """The demo as a runnable benchmark: ToolTalk's protocol and scorer over the demo data and
-    plugins. ``options`` are those of ToolTalkBenchmark (split, tools_mode, strict, embedder...).
-    """
-    from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark
+@dataclass
+class DemoOptions(ToolTalkOptions):
+    max_calls_per_turn: int | None = option(
+        MAX_CALLS_PER_TURN, "Stop a turn after this many tool calls.")
 
-    options.setdefault("name", "demo")
-    options.setdefault("plugins", PLUGINS)
-    if options.get("max_calls_per_turn") is None:
-        options["max_calls_per_turn"] = MAX_CALLS_PER_TURN
-    return ToolTalkBenchmark(data_dir(), **options)
+
+class DemoBenchmark(ToolTalkBenchmark):
+    """ToolTalk's protocol and scorer over the demo data and plugins (ships with the package)."""
+
+    name = "demo"
+    description = ("built-in: a few conversations over our own small tools (ships with the "
+                   "package)")
+    Options = DemoOptions
+    dataset = None
+
+    @classmethod
+    def create(cls, data_dir: Path | None, options: Any) -> DemoBenchmark:
+        plugins = PLUGINS
+        if options.plugins:
+            from toolscore.env.registry import load_plugins
+
+            plugins = [p for name in options.plugins for p in load_plugins(name)]
+        return cls(data_dir or globals()["data_dir"](), split=options.split,
+                   tools_mode=options.tools, strict=options.strict, embedder=options.embedder,
+                   max_calls_per_turn=options.max_calls_per_turn,
+                   max_tokens=options.max_tokens, seed=options.seed, plugins=plugins)
+
+
+def make_demo(**options: Any) -> DemoBenchmark:
+    """The demo as a runnable benchmark (``options`` as ``toolscore run demo`` takes them)."""
+    from toolscore.benchmarks.base import parse_options
+
+    return DemoBenchmark.create(None, parse_options(DemoOptions, options, "benchmark 'demo'"))

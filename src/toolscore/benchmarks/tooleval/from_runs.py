@@ -153,7 +153,7 @@ def _benchmark(config: dict[str, Any]) -> Any:
 
 def load_run_report(run_dir: str | Path) -> tuple[list[Sample], dict[str, Any]]:
     """The run's finished samples as ToolEval samples, and notes (benchmark, model, skipped)."""
-    from toolscore.runs.store import RunStore
+    from toolscore.records import RunStore
 
     store = RunStore(run_dir)
     config = store.read_config()

@@ -7,10 +7,11 @@ its own plugins), so the protocol and the scorer exist once.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolscore.benchmarks.base import Sample
+from toolscore.benchmarks.base import Benchmark, Column, Sample, option
 from toolscore.benchmarks.tooltalk import protocol
 from toolscore.benchmarks.tooltalk.data import load_conversations, load_databases, make_environment
 from toolscore.benchmarks.tooltalk.scoring import (
@@ -28,7 +29,55 @@ ToolsMode = Literal["all", "exact", "suite"]
 Split = Literal["easy", "hard", "all"]
 
 
-class ToolTalkBenchmark:
+@dataclass
+class ToolTalkOptions:
+    split: Split = option("all", "Conversations: easy | hard | all.")
+    tools: ToolsMode = option("all", "Tools offered: all 28 (as in the paper) | exact (those "
+                              "the conversation uses) | suite (those of its plugins).")
+    strict: bool = option(False, "Fix the reference scorer's known defects (labelled).")
+    embedder: str = option("minilm", "Text similarity for free-text arguments: minilm | "
+                           "hashing.")
+    max_calls_per_turn: int | None = option(
+        None, "Stop a turn after this many tool calls (default 30, strict 10).")
+    plugins: list[str] = option(list, "Installed plugin sets to run over instead of the "
+                                "benchmark's own (data from --data, in ToolTalk's format).")
+    max_tokens: int | None = option(512, "Token limit of each model reply.")
+    seed: int = option(0, "Sampling seed sent to the model.")
+
+
+COLUMNS = [
+    Column("conversations", "convs", "count"),
+    Column("success_rate", "success"),
+    Column("precision", "precision"),
+    Column("recall", "recall"),
+    Column("action_precision", "action prec."),
+    Column("incorrect_action_rate", "bad actions"),
+    Column("soft_success", "soft success"),
+]
+
+
+class ToolTalkBenchmark(Benchmark):
+    """ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations over 7 plugins."""
+
+    name = "tooltalk"
+    description = "ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations, 7 plugins"
+    Options = ToolTalkOptions
+    dataset = "tooltalk"
+    columns = COLUMNS
+
+    @classmethod
+    def create(cls, data_dir: Path | None, options: Any) -> ToolTalkBenchmark:
+        kwargs: dict[str, Any] = {}
+        if options.plugins:
+            from toolscore.env.registry import load_plugins
+
+            kwargs["plugins"] = [p for name in options.plugins for p in load_plugins(name)]
+        assert data_dir is not None
+        return cls(data_dir, split=options.split, tools_mode=options.tools,
+                   strict=options.strict, embedder=options.embedder,
+                   max_calls_per_turn=options.max_calls_per_turn,
+                   max_tokens=options.max_tokens, seed=options.seed, **kwargs)
+
     def __init__(
         self,
         data_dir: str | Path,
@@ -38,7 +87,7 @@ class ToolTalkBenchmark:
         strict: bool = False,
         embedder: str = "minilm",
         plugins: list[Plugin] | None = None,
-        name: str = "tooltalk",
+        name: str | None = None,
         max_tokens: int | None = 512,
         seed: int = 0,
         max_calls_per_turn: int | None = None,
@@ -47,7 +96,7 @@ class ToolTalkBenchmark:
             from toolscore.benchmarks.tooltalk.plugins import PLUGINS
 
             plugins = PLUGINS
-        self.name = name
+        self.name = name or type(self).name
         self.data_dir = Path(data_dir)
         self.split = split
         self.tools_mode = tools_mode
@@ -128,6 +177,23 @@ class ToolTalkBenchmark:
                  for i in protocol.assistant_turns(conv.turns)]
         return {"system_prompt": prompt, "tools_offered": [s.name for s in specs],
                 "turns": turns}
+
+    def mode_label(self) -> str:
+        return "strict" if self.strict else "reference"
+
+    def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
+        """A folder of prediction files written by ToolTalk's own runner."""
+        from toolscore.benchmarks.tooltalk.rescore import score_prediction_dir
+
+        return score_prediction_dir(path, strict=self.strict, embedder=self.embedder_name,
+                                    out=out, tools=self.tools, similarity=self.similarity)
+
+    def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
+        scores = record.get("scores") or {}
+        summary = ("success" if scores.get("success") else "failed") if scores else ""
+        messages = [m for t in (record.get("output") or {}).get("turns") or []
+                    for m in t.get("transcript") or []]
+        return {"summary": summary, "messages": messages}
 
     # -- scoring -----------------------------------------------------------------------------
     @property

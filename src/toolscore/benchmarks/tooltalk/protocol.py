@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from toolscore.env.environment import Environment
 from toolscore.env.tool import CallRecord
 from toolscore.models.base import ContextLengthExceeded
+from toolscore.models.oracle import reference
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
 
 # The reference puts no limit on calls per turn; a model looping forever would never finish, so
@@ -96,13 +97,14 @@ async def simulate_turn(
                 env.call(call.name, call.arguments)
     messages = [Message(role="system", content=prompt), *history_messages(turns, index)]
     start = len(messages)
-    cfg = GenerateConfig(**{**config.to_dict(), "script": oracle_script(turns[index])})
+    truth = oracle_script(turns[index])
     predictions: list[dict[str, Any]] = []
     text: str | None = None
     stop = "answer"
     while stop == "answer":
         try:
-            reply = await model.generate(messages, tools, cfg)
+            with reference(truth):  # read by the ``oracle`` model only
+                reply = await model.generate(messages, tools, config)
         except ContextLengthExceeded:
             stop = "context_length"  # the model's own loop filled its context: score what it did
             break

@@ -1,0 +1,5 @@
+"""``python -m toolscore.cli``."""
+
+from toolscore.cli import main
+
+main()

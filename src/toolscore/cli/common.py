@@ -1,0 +1,82 @@
+"""What every command shares: one-line errors (exit 2), one JSON document on ``--json``,
+consoles, and the exceptions that mean "the user asked for something that cannot be done"."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from toolscore.data import DataNotFound
+from toolscore.entrypoints import ExtensionError
+from toolscore.records import RunStoreError
+
+err = Console(stderr=True)
+# Mistakes in what the user asked for: one line on stderr and exit code 2, no traceback.
+USER_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError, FileNotFoundError, LookupError, DataNotFound, RunStoreError, ExtensionError,
+    ImportError)
+EXIT_USAGE = 2
+
+
+def fail(message: str) -> NoReturn:
+    err.print(f"[red]error:[/red] {escape(' '.join(message.split()))}", highlight=False,
+              soft_wrap=True)
+    raise SystemExit(EXIT_USAGE)
+
+
+def clean(value: Any) -> Any:
+    """nan and inf (an undefined statistic) become null, so the document is valid JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    return value
+
+
+def emit_json(doc: Any) -> None:
+    """Exactly one JSON document on stdout."""
+    sys.stdout.write(json.dumps(clean(doc), indent=2, sort_keys=True, default=str) + "\n")
+
+
+def stdout() -> Console:
+    return Console()
+
+
+def progress_wanted(json_out: bool) -> bool:
+    return not json_out and sys.stderr.isatty()
+
+
+class UserErrors:
+    """``with UserErrors():`` turns a user mistake raised by the library into :func:`fail`."""
+
+    def __enter__(self) -> UserErrors:
+        return self
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+        if value is not None and isinstance(value, USER_ERRORS) and not isinstance(
+                value, click.exceptions.Exit):
+            fail(str(value))
+        return False
+
+
+def fmt(value: Any, kind: str = "number", digits: int = 1) -> str:
+    """A metric for a table: rates as percentages, counts as integers, '-' when missing."""
+    if value is None or isinstance(value, bool) and kind != "rate":
+        return "-" if value is None else str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "-"
+    if kind == "rate" and isinstance(value, (int, float)):
+        return f"{100 * value:.{digits}f}%"
+    if kind == "count" and isinstance(value, (int, float)):
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1 else f"{value:.2f}"
+    return str(value)

@@ -1,0 +1,357 @@
+"""``toolscore compare``, ``report`` and ``export``: reading finished runs, never running models.
+
+Like the rest of the CLI: parse, call the library, print; ``--json`` prints exactly one
+document; a user mistake is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from toolscore.cli.common import USER_ERRORS, emit_json, err
+from toolscore.cli.common import fail as _fail
+
+MAX_FLIPS_SHOWN = 20
+
+
+def _num(value: Any, pct: bool, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if pct:
+        return f"{100 * value:.{digits}f}%"
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+# -- compare ---------------------------------------------------------------------------------
+def print_comparison(console: Console, result: dict[str, Any]) -> None:
+    a, b = result["run_a"], result["run_b"]
+    title = (
+        f"A = {a['model']} ({a['path']})  vs  B = {b['model']} ({b['path']}) · "
+        f"{result['shared']} shared (sample, epoch) pairs · diff = B - A, 95% bootstrap CI "
+        f"resampling {result['bootstrap'].get('resampled', '(sample, epoch) pairs')}"
+    )
+    table = Table(title=escape(title), title_justify="left")
+    for col, justify in (
+        ("metric", "left"),
+        ("A", "right"),
+        ("B", "right"),
+        ("diff [95% CI]", "right"),
+        ("test", "left"),
+        ("p", "right"),
+    ):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for m in result["metrics"]:
+        pct = m["rate"]
+        diff = (
+            f"{_num(m['diff'], pct)} [{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}]"
+            if m["diff"] is not None
+            else "-"
+        )
+        table.add_row(
+            m["metric"],
+            _num(m["mean_a"], pct),
+            _num(m["mean_b"], pct),
+            diff,
+            m["test"] or "-",
+            _p(m["p_value"]),
+        )
+    console.print(table)
+    for split, m in (result.get("by_split") or {}).items():
+        if m["diff"] is None:
+            continue
+        pct = m["rate"]
+        console.print(
+            f"  {escape(split)}: {m['metric']} {_num(m['mean_a'], pct)} -> "
+            f"{_num(m['mean_b'], pct)}, diff {_num(m['diff'], pct)} "
+            f"[{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}], "
+            f"{m['test']} p {_p(m['p_value'])} (n {m['n']})",
+            highlight=False,
+        )
+    flips = result.get("flips")
+    if flips:
+        for key, label in (
+            ("fail_a_pass_b", "fail in A, pass in B"),
+            ("pass_a_fail_b", "pass in A, fail in B"),
+        ):
+            items = flips[key]
+            names = ", ".join(f"{f['id']}#{f['epoch']}" for f in items[:MAX_FLIPS_SHOWN])
+            more = (
+                f" … and {len(items) - MAX_FLIPS_SHOWN} more"
+                if len(items) > MAX_FLIPS_SHOWN
+                else ""
+            )
+            console.print(
+                f"{flips['metric']} {label}: {len(items)}"
+                + (f" ({escape(names)}{more})" if items else ""),
+                highlight=False,
+            )
+    for w in result["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
+
+
+@click.command("compare")
+@click.argument("run_a", type=click.Path(path_type=Path))
+@click.argument("run_b", type=click.Path(path_type=Path))
+@click.option("--metric", "metric", multiple=True, help="Compare only this score (repeatable).")
+@click.option(
+    "--test", "test", default="wilcoxon", help="Paired test for numeric scores: wilcoxon | sign."
+)
+@click.option(
+    "--resamples",
+    "resamples",
+    type=int,
+    default=2000,
+    help="Bootstrap resamples for the intervals.",
+)
+@click.option("--seed", "seed", type=int, default=0, help="Bootstrap seed.")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+def compare(
+    run_a: Path,
+    run_b: Path,
+    metric: list[str] | None,
+    test: str,
+    resamples: int,
+    seed: int,
+    json_out: bool,
+) -> None:
+    """Paired comparison of two runs: differences with CIs, tests, flipped samples, warnings."""
+    from toolscore.report.compare import compare_runs
+
+    try:
+        result = compare_runs(
+            run_a,
+            run_b,
+            metrics=metric or None,
+            continuous_test=test,
+            n_resamples=resamples,
+            seed=seed,
+        )
+    except USER_ERRORS as e:
+        _fail(str(e))
+        return
+    if json_out:
+        emit_json(result)
+    else:
+        print_comparison(Console(), result)
+
+
+# -- report ----------------------------------------------------------------------------------
+def _shown_ks(epochs: int) -> list[int]:
+    return list(range(1, epochs + 1)) if epochs <= 4 else sorted({1, 2, epochs // 2, epochs})
+
+
+def _repeats_table(repeats: dict[str, Any]) -> Table:
+    splits = repeats["splits"]
+    epochs = max(s["epochs"] for s in splits.values())
+    ks = _shown_ks(epochs)
+    table = Table(
+        title=f"repeats of {repeats['metric']} ({epochs} epochs) · noise floor = "
+        "smallest real difference between two runs at 95%",
+        title_justify="left",
+    )
+    table.add_column("split")
+    table.add_column("samples", justify="right")
+    for k in ks:
+        table.add_column(f"pass@{k}", justify="right")
+    for k in ks[1:]:
+        table.add_column(f"pass^{k}", justify="right")
+    for col in (
+        "flip rate",
+        "noise floor (1 run)",
+        f"noise floor ({epochs} epochs)",
+        "empirical (1 run)",
+    ):
+        table.add_column(col, justify="right")
+    order = [s for s in splits if s != "all"] + (["all"] if "all" in splits else [])
+    for name in order:
+        s = splits[name]
+        table.add_row(
+            name,
+            str(s["samples"]),
+            *(_num(s["pass_at_k"].get(str(k)), True) for k in ks),
+            *(_num(s["pass_hat_k"].get(str(k)), True) for k in ks[1:]),
+            _num(s["flip_rate"], True),
+            _num(s["noise_floor"], True),
+            _num(s["noise_floor_k_epochs"], True),
+            _num(s["noise_floor_empirical"], True),
+        )
+    return table
+
+
+def print_overview(console: Console, doc: dict[str, Any]) -> None:
+    mode = doc.get("mode") or ("strict" if doc["strict"] else "reference")
+    parts = [str(doc["benchmark"]), f"model {doc['model']}", f"embedder {doc['embedder']}"]
+    if doc.get("judge"):
+        parts.append(f"judge {doc['judge']}")
+    parts += [
+        f"{mode} mode",
+        f"epochs {doc['epochs']}",
+        "seeds " + ", ".join(f"{k}={v}" for k, v in doc["seeds"].items()),
+    ]
+    title = " · ".join(parts)
+    if doc["metrics"]:
+        from toolscore.report.tables import metrics_table
+
+        console.print(metrics_table(title, doc["benchmark"], doc["metrics"]))
+    else:
+        console.print(escape(title) + " · no scores.json (run `toolscore score` on it)")
+    counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
+    console.print(
+        f"samples {counts['samples']} · (sample, epoch) records {counts['records']} · "
+        f"errors (excluded from scores) {counts['errors']}",
+        highlight=False,
+    )
+    if doc["repeats"]:
+        console.print(_repeats_table(doc["repeats"]))
+    u = doc["usage"]
+    console.print(
+        f"tokens {u['tokens']} (in {u['input_tokens']}, out {u['output_tokens']}) · "
+        f"tokens per run (epoch) {u['tokens_per_run']:.0f} · model calls {u['calls']} "
+        f"(cached {u['cached_calls']})",
+        highlight=False,
+    )
+    console.print(_usage_table(doc))
+    for line in _cost_notes(doc.get("cost")):
+        console.print(line, highlight=False)
+
+
+def _usage_table(doc: dict[str, Any]) -> Table:
+    """Tokens (and cost, with --prices) per model role."""
+    from toolscore.report.usage import format_cost
+
+    costs = (doc.get("cost") or {}).get("by_role")
+    table = Table(title="tokens per model role (per run = per epoch)", title_justify="left")
+    columns = ["role", "model", "calls", "cached", "input", "output", "tokens", "per run"]
+    if costs is not None:
+        columns += ["cost", "cost per run"]
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="left" if i < 2 else "right")
+    for role, u in (doc.get("usage_by_role") or {}).items():
+        row = [
+            role,
+            escape(str(u.get("model") or "-")),
+            str(u["calls"]),
+            str(u["cached_calls"]),
+            str(u["input_tokens"]),
+            str(u["output_tokens"]),
+            str(u["tokens"]),
+            f"{u['tokens_per_run']:.0f}",
+        ]
+        if costs is not None:
+            c = costs.get(role) or {}
+            row += [
+                format_cost(c.get("cost")) if c.get("priced") else "unpriced",
+                format_cost(c.get("cost_per_run")),
+            ]
+        table.add_row(*row)
+    return table
+
+
+def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
+    from toolscore.report.usage import format_cost
+
+    if cost is None:
+        return []
+    lines = [
+        f"cost total {format_cost(cost['total'])} · per run (epoch) "
+        f"{format_cost(cost['total_per_run'])} (all tokens, cached replies included)"
+    ]
+    for u in cost["unpriced"]:
+        lines.append(
+            f"[yellow]unpriced:[/yellow] {escape(str(u['role']))} model "
+            f"{escape(str(u['model']))} is not in the price table ({u['tokens']} "
+            "tokens left out of the total)"
+        )
+    return lines
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option(
+    "--seed", "seed", type=int, default=0, help="Seed of the empirical noise-floor bootstrap."
+)
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write a self-contained HTML report here.",
+)
+@click.option(
+    "--prices",
+    "prices_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost per role. Models not in it are listed as unpriced.",
+)
+def report(
+    run_dir: Path, seed: int, json_out: bool, html_out: Path | None, prices_file: Path | None
+) -> None:
+    """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens
+    and (with --prices) cost per model role."""
+    from toolscore.report.overview import run_overview
+    from toolscore.report.usage import load_prices
+
+    try:
+        prices = load_prices(prices_file) if prices_file is not None else None
+        doc = run_overview(run_dir, seed=seed, prices=prices)
+        if html_out is not None:
+            from toolscore.report.html import write_html
+
+            err.print(
+                f"wrote {write_html(run_dir, html_out, seed=seed, prices=prices)}",
+                highlight=False,
+                soft_wrap=True,
+            )
+    except (*USER_ERRORS, OSError) as e:  # OSError: --html FILE cannot be written
+        _fail(str(e))
+        return
+    if json_out:
+        emit_json(doc)
+    else:
+        print_overview(Console(), doc)
+
+
+# -- export ----------------------------------------------------------------------------------
+@click.command("export")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--format", "-f", "fmt", default="csv", help="csv | jsonl | parquet.")
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    default=None,
+    help="Output file ('-' = stdout for csv/jsonl; default RUN_DIR/export.FORMAT).",
+)
+def export(run_dir: Path, fmt: str, out: str | None) -> None:
+    """Write one row per (sample, epoch): id, epoch, split, status, scalar scores, tokens, time."""
+    from toolscore.report.export import export_run, run_rows, write_rows
+
+    try:
+        if out == "-":
+            columns, rows = run_rows(run_dir)
+            write_rows(sys.stdout, fmt, columns, rows)
+            return
+        target = export_run(run_dir, fmt, out)
+    except USER_ERRORS as e:
+        _fail(str(e))
+        return
+    err.print(f"wrote {target}", highlight=False, soft_wrap=True)
+
+
+COMMANDS = [compare, report, export]

@@ -1,0 +1,200 @@
+"""``toolscore run BENCHMARK``, ``resume`` and ``score``.
+
+``run`` is a group with one command per installed benchmark, built from the benchmark's
+declared options, so ``toolscore run NAME --help`` shows the generic options and that
+benchmark's own, and an option the benchmark does not take is click's one-line usage error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+
+from toolscore.cli.common import UserErrors, emit_json, fail, progress_wanted, stdout
+
+DEFAULT_MODEL = "local/smollm2"
+
+GENERIC = [
+    click.Option(["--model", "-m"], default=None,
+                 help=f"provider/model, e.g. openai/gpt-4o, oracle (default {DEFAULT_MODEL}, "
+                      "or none when the benchmark calls no model)."),
+    click.Option(["--epochs"], type=int, default=1, show_default=True,
+                 help="Run each sample this many times (AutoDE: trials)."),
+    click.Option(["--limit"], type=int, default=None, help="Run only the first N samples."),
+    click.Option(["--max-concurrency"], type=int, default=8, show_default=True,
+                 help="Samples in flight."),
+    click.Option(["--out"], type=click.Path(path_type=Path), default=None,
+                 help="Run directory (default runs/<benchmark>-<model>-<time>)."),
+    click.Option(["--resume"], type=click.Path(path_type=Path), default=None,
+                 help="Continue this run directory (its run.json decides everything else)."),
+    click.Option(["--data"], type=click.Path(path_type=Path), default=None,
+                 help="Dataset folder."),
+    click.Option(["--download/--no-download"], default=True, show_default=True,
+                 help="Download the dataset if it is not found."),
+    click.Option(["--cache"], type=click.Path(path_type=Path), default=None,
+                 help="Response cache file (SQLite; default ~/.cache/toolscore)."),
+    click.Option(["--no-cache"], is_flag=True, help="Do not cache model responses."),
+    click.Option(["--base-url"], default=None, help="OpenAI-compatible endpoint (openai/...)."),
+    click.Option(["--timeout"], type=float, default=120.0, show_default=True,
+                 help="Seconds per model call before retrying."),
+    click.Option(["--json", "json_out"], is_flag=True, help="Print one JSON document on stdout."),
+]
+GENERIC_NAMES = {p.name for p in GENERIC}
+
+
+def _click_option(f: dataclasses.Field[Any], hint: Any) -> click.Option | None:
+    """A click option for one declared benchmark option (None: Python-only)."""
+    meta = f.metadata
+    if meta.get("cli") is False:
+        return None
+    flag = meta.get("flag") or "--" + f.name.replace("_", "-")
+    default = (f.default if f.default is not dataclasses.MISSING
+               else f.default_factory())  # type: ignore[misc]
+    help_text = meta.get("help", "")
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        hint = inner[0] if len(inner) == 1 else str
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+    kwargs: dict[str, Any] = {"default": default, "help": help_text, "show_default": True}
+    if hint is bool:
+        return click.Option([f"{flag}/--no-{flag[2:]}"], **kwargs)
+    if origin is Literal:
+        kwargs["type"] = click.Choice([str(a) for a in args])
+    elif origin in (list, tuple):
+        kwargs.update(multiple=True, default=tuple(default or ()), type=str)
+    elif hint in (int, float):
+        kwargs["type"] = hint
+    elif hint is Path:
+        kwargs["type"] = click.Path(path_type=Path)
+    return click.Option([flag, f.name], **kwargs)
+
+
+def benchmark_params(cls: type) -> list[click.Option]:
+    hints = typing.get_type_hints(cls.Options)
+    params = []
+    for f in dataclasses.fields(cls.Options):
+        if f.name in GENERIC_NAMES:
+            raise click.ClickException(f"benchmark {cls.name!r}: option {f.name!r} clashes "
+                                       "with a generic run option")
+        p = _click_option(f, hints[f.name])
+        if p is not None:
+            params.append(p)
+    return params
+
+
+def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
+    from toolscore.runs.api import evaluate, resume
+
+    json_out = generic["json_out"]
+    cache = None if generic["no_cache"] else (generic["cache"] or "default")
+    with UserErrors():
+        if generic["resume"] is not None:
+            run = resume(generic["resume"], max_concurrency=generic["max_concurrency"],
+                         cache=None if generic["no_cache"] else generic["cache"],
+                         timeout=generic["timeout"], progress=progress_wanted(json_out))
+        else:
+            run = evaluate(name, generic["model"], default_model=DEFAULT_MODEL,
+                           data=generic["data"], out=generic["out"], epochs=generic["epochs"],
+                           limit=generic["limit"], max_concurrency=generic["max_concurrency"],
+                           cache=cache, base_url=generic["base_url"],
+                           timeout=generic["timeout"], download=generic["download"],
+                           progress=progress_wanted(json_out), **options)
+    print_run(run.to_dict(), json_out)
+
+
+def print_run(doc: dict[str, Any], json_out: bool) -> None:
+    if json_out:
+        emit_json(doc)
+        return
+    from toolscore.report.tables import print_run_summary
+
+    console = stdout()
+    print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"))
+    if doc.get("run_dir"):
+        console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
+
+
+class RunGroup(click.Group):
+    """One subcommand per installed benchmark, built when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from toolscore.entrypoints import BENCHMARKS
+
+        return BENCHMARKS.names()
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        from toolscore.benchmarks.registry import benchmark_class
+        from toolscore.entrypoints import ExtensionError
+
+        try:
+            cls = benchmark_class(name)
+        except ExtensionError as e:
+            if name not in self.list_commands(ctx):
+                fail(str(e))
+            message = str(e)  # installed but broken: listed, and says why when run
+            return click.Command(name, callback=lambda: fail(message),
+                                 short_help=f"(cannot be loaded: {message})")
+        params = benchmark_params(cls)
+        own = {p.name for p in params}
+
+        def callback(**kwargs: Any) -> None:
+            generic = {k: v for k, v in kwargs.items() if k in GENERIC_NAMES}
+            options = {k: (list(v) if isinstance(v, tuple) else v)
+                       for k, v in kwargs.items() if k in own}
+            _run(name, generic, options)
+
+        doc = (cls.description or cls.__doc__ or "").strip().splitlines()[0:1]
+        return click.Command(name, params=[*GENERIC, *params], callback=callback,
+                             help=f"Run {name}: {doc[0] if doc else ''}",
+                             short_help=doc[0] if doc else "")
+
+
+run_group = RunGroup("run", help="Run a benchmark with a model and write a run directory. "
+                                 "`toolscore run NAME --help` lists its options.")
+
+
+def _parse_overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            fail(f"-o {pair!r}: expected KEY=VALUE (a benchmark option)")
+        out[key.strip().replace("-", "_")] = value
+    return out
+
+
+@click.command("score")
+@click.argument("target")
+@click.option("--predictions", type=click.Path(path_type=Path), default=None,
+              help="Files written by the method's own code (TARGET is then the benchmark).")
+@click.option("-o", "--option", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Score under another value of a benchmark option (e.g. -o strict=true); "
+                   "the run's own scores are then left as they are.")
+@click.option("--data", type=click.Path(path_type=Path), default=None,
+              help="Dataset folder (with --predictions).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="With --predictions: write the scored files here.")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+def score_command(target: str, predictions: Path | None, overrides: tuple[str, ...],
+                  data: Path | None, out: Path | None, json_out: bool) -> None:
+    """Recompute scores from stored outputs (no model calls): a run directory, or with
+    --predictions, another tool's output files scored by benchmark TARGET."""
+    from toolscore.runs.api import score, score_files
+
+    options = _parse_overrides(overrides)
+    with UserErrors():
+        if predictions is not None:
+            doc = score_files(target, predictions, data=data, out=out, **options)
+            if json_out or "metrics" not in doc:
+                emit_json(doc)
+                return
+            print_run(doc, False)
+            return
+        run = score(Path(target), **options)
+    print_run(run.to_dict(), json_out)

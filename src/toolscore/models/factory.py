@@ -1,0 +1,44 @@
+"""The one place a model client is built, for every role (assistant, user agent, judge), with
+the response cache the run uses; see :class:`~toolscore.models.client.ModelClient`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toolscore.models.cache import ResponseCache
+from toolscore.models.client import ModelClient
+from toolscore.models.providers import get_model
+
+DEFAULT = "default"
+
+
+def cache_path(spec: str | Path | None) -> Path | None:
+    """The cache file a spec names: "default" is ``~/.cache/toolscore/responses.sqlite`` (or
+    ``$TOOLSCORE_CACHE``), None is no cache."""
+    if spec is None:
+        return None
+    if str(spec) == DEFAULT:
+        from toolscore.data import cache_root
+
+        return cache_root() / "responses.sqlite"
+    return Path(spec)
+
+
+def open_cache(spec: str | Path | None) -> ResponseCache | None:
+    path = cache_path(spec)
+    if path is None:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return ResponseCache(path)
+
+
+def make_client(model: str, *, role: str = "assistant", base_url: str | None = None,
+                cache: str | Path | ResponseCache | None = DEFAULT, timeout: float = 120.0,
+                max_concurrency: int = 8, **model_options: Any) -> ModelClient:
+    """A client for ``model`` (``provider/model``) playing ``role``."""
+    if base_url:
+        model_options["base_url"] = base_url
+    opened = cache if isinstance(cache, ResponseCache) or cache is None else open_cache(cache)
+    return ModelClient(get_model(model, **model_options), cache=opened, timeout=timeout,
+                       max_concurrency=max_concurrency, role=role)

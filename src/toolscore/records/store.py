@@ -1,0 +1,144 @@
+"""A run on disk: ``run.json`` (configuration) and ``samples.jsonl`` (one line per finished sample).
+
+``samples.jsonl`` is append-only and flushed line by line, so a run killed at any moment (even
+SIGKILL) loses at most the line being written; that partial line is cut off on resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from toolscore.records.schema import FORMAT_VERSION, RecordError, RunConfig, SampleRecord
+
+RUN_FILE = "run.json"
+SAMPLES_FILE = "samples.jsonl"
+SCORES_FILE = "scores.json"
+
+
+class RunStoreError(ValueError):
+    """A run directory that cannot be read (one line naming the file)."""
+
+
+def sample_key(record: dict[str, Any]) -> tuple[str, int]:
+    return str(record["id"]), int(record.get("epoch", 0))
+
+
+class RunStore:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    @property
+    def samples_path(self) -> Path:
+        return self.path / SAMPLES_FILE
+
+    def exists(self) -> bool:
+        return (self.path / RUN_FILE).is_file()
+
+    # -- configuration -----------------------------------------------------------------------
+    def write_config(self, config: RunConfig | dict[str, Any]) -> None:
+        """Write ``run.json`` (a dict is checked as a current-format :class:`RunConfig`)."""
+        if isinstance(config, dict):
+            config = RunConfig.from_dict({"format_version": FORMAT_VERSION, **config},
+                                         str(self.path / RUN_FILE))
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.path / (RUN_FILE + ".tmp")
+        tmp.write_text(json.dumps(config.to_dict(), indent=2, sort_keys=True, default=str))
+        os.replace(tmp, self.path / RUN_FILE)
+
+    def config(self) -> RunConfig:
+        """``run.json``, typed; a 0.1.0 file is read into the current shape."""
+        f = self.path / RUN_FILE
+        if not f.is_file():
+            raise RunStoreError(f"{self.path}: not a run directory (no {RUN_FILE})")
+        try:
+            doc = json.loads(f.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise RunStoreError(f"{f}: invalid JSON ({e})") from None
+        try:
+            return RunConfig.from_dict(doc, str(f))
+        except RecordError as e:
+            raise RunStoreError(str(e)) from None
+
+    def read_config(self) -> dict[str, Any]:
+        """``run.json`` as a plain dict in the current shape (see :meth:`config`)."""
+        return self.config().to_dict()
+
+    # -- samples -----------------------------------------------------------------------------
+    def repair(self) -> int:
+        """Cut a partial last line left by a killed writer; returns the bytes removed."""
+        f = self.samples_path
+        if not f.is_file():
+            return 0
+        data = f.read_bytes()
+        if not data or data.endswith(b"\n"):
+            return 0
+        keep = data.rfind(b"\n") + 1
+        with open(f, "r+b") as fh:
+            fh.truncate(keep)
+        return len(data) - keep
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every complete record in file order; the latest record of a key wins in ``latest``."""
+        f = self.samples_path
+        if not f.is_file():
+            return
+        with open(f, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.endswith("\n"):
+                    return  # partial line of a killed writer
+                if not line.strip():
+                    continue
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise RunStoreError(f"{f}: line {lineno}: invalid JSON ({e})") from None
+
+    def latest(self) -> dict[tuple[str, int], dict[str, Any]]:
+        """The last record written for each (sample id, epoch)."""
+        return {sample_key(r): r for r in self.records()}
+
+    def finished(self) -> set[tuple[str, int]]:
+        """Samples that need no re-run: completed ones (errored samples are retried on resume)."""
+        return {k for k, r in self.latest().items() if r.get("status") == "ok"}
+
+    def typed_records(self) -> Iterator[SampleRecord]:
+        """:meth:`records`, typed (a malformed line is a one-line error naming it)."""
+        for n, doc in enumerate(self.records(), 1):
+            try:
+                yield SampleRecord.from_dict(doc, f"{self.samples_path}: record {n}")
+            except RecordError as e:
+                raise RunStoreError(str(e)) from None
+
+    def append(self, record: dict[str, Any] | SampleRecord) -> None:
+        if isinstance(record, SampleRecord):
+            record = record.to_dict()
+        self.path.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with open(self.samples_path, "a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+
+    def rewrite(self, records: list[dict[str, Any]]) -> None:
+        """Replace samples.jsonl atomically (used by rescoring)."""
+        tmp = self.path / (SAMPLES_FILE + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for r in records:
+                fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+        os.replace(tmp, self.samples_path)
+
+    def write_scores(self, scores: dict[str, Any]) -> None:
+        (self.path / SCORES_FILE).write_text(json.dumps(scores, indent=2, sort_keys=True,
+                                                        default=str))
+
+    def read_scores(self) -> dict[str, Any] | None:
+        f = self.path / SCORES_FILE
+        if not f.is_file():
+            return None
+        try:
+            return json.loads(f.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise RunStoreError(f"{f}: invalid JSON ({e})") from None

@@ -1,0 +1,252 @@
+"""The public API: ``evaluate`` a benchmark with a model into a run directory, ``score`` a run
+again, ``load_run`` a finished one. The CLI is a thin layer over these.
+
+Every method goes through the same path (benchmark -> runner -> run store), so every run gets
+resume, cache determinism and the same reports. A run is rebuilt from its ``run.json`` alone
+(benchmark name, options, data folder, model), so resuming and rescoring need no arguments
+repeated. ``evaluate`` also works where an event loop is already running (a notebook): the
+run then gets its own loop in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import re
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
+from toolscore.benchmarks.registry import benchmark_class, make_benchmark
+from toolscore.records import RunConfig, RunStore, RunStoreError
+from toolscore.runs.runner import RunOptions, RunSummary, execute_run, new_run_config, rescore
+
+T = TypeVar("T")
+NO_MODEL = "none"
+
+
+@dataclass
+class Run:
+    """A run directory, loaded: configuration, headline metrics and records.
+
+    ``records`` are the latest record of each (sample, epoch), in (id, epoch) order.
+    ``summary`` says what this call did (samples run now, skipped, errors, tokens); it is None
+    for a run that was only loaded.
+    """
+
+    path: Path
+    config: RunConfig
+    metrics: dict[str, Any] | None
+    summary: dict[str, Any] | None = None
+    _records: list[dict[str, Any]] | None = field(default=None, repr=False)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        if self._records is None:
+            latest = RunStore(self.path).latest()
+            self._records = [latest[k] for k in sorted(latest)]
+        return self._records
+
+    def to_pandas(self) -> Any:
+        """One row per (sample, epoch): id, epoch, split, status, scalar scores, tokens, time
+        (needs the ``report`` extra: pandas)."""
+        from toolscore.records.table import records_frame
+
+        return records_frame(self.records)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_dir": str(self.path), "config": self.config.to_dict(),
+                "metrics": self.metrics, "summary": self.summary}
+
+
+def load_run(path: str | Path) -> Run:
+    """A finished (or partial) run directory; a one-line RunStoreError if it is not one."""
+    store = RunStore(path)
+    return Run(store.path, store.config(), store.read_scores())
+
+
+def _run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to completion from synchronous code, even inside a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="toolscore") as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+def default_run_dir(benchmark: str, model: str) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / f"{benchmark}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}-{stamp}"
+
+
+def _benchmark(benchmark: str | Benchmark, data: str | Path | None, download: bool,
+               options: dict[str, Any]) -> Benchmark:
+    if isinstance(benchmark, Benchmark):
+        if options:
+            raise OptionError(f"benchmark {benchmark.name!r} is already built; options "
+                              f"({', '.join(sorted(options))}) go to its constructor")
+        return benchmark
+    if isinstance(benchmark, str):
+        return make_benchmark(benchmark, data, download=download, **options)
+    raise TypeError(f"benchmark must be a name or a Benchmark, not {type(benchmark).__name__}")
+
+
+def _given_options(bench: Benchmark, options: dict[str, Any]) -> dict[str, Any]:
+    """The declared options with defaults filled in, as stored in run.json."""
+    from toolscore.benchmarks.base import options_to_json, parse_options
+
+    if not option_fields(bench.Options):
+        return {}
+    return options_to_json(parse_options(bench.Options, options, f"benchmark {bench.name!r}"))
+
+
+async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *,
+                         data: str | Path | None = None, out: str | Path | None = None,
+                         epochs: int = 1, limit: int | None = None, max_concurrency: int = 8,
+                         cache: str | Path | None = "default", base_url: str | None = None,
+                         timeout: float = 120.0, progress: bool = False, download: bool = True,
+                         on_record: Callable[[dict[str, Any]], None] | None = None,
+                         default_model: str | None = None, **options: Any) -> Run:
+    """Run ``benchmark`` (a registered name or a Benchmark object) with ``model`` into a new
+    run directory ``out`` (default ``runs/<benchmark>-<model>-<time>``); ``options`` are the
+    benchmark's own (see ``toolscore run NAME --help``). ``model`` may be None for a
+    benchmark that calls no model; ``default_model`` is used when it does and none is given."""
+    bench = _benchmark(benchmark, data, download, options)
+    if model is None:
+        if bench.uses_model() and default_model is None:
+            raise OptionError(f"benchmark {bench.name!r} needs a model (model='provider/name')")
+        model = default_model if bench.uses_model() else NO_MODEL
+    store = RunStore(out or default_run_dir(bench.name, model))
+    if store.exists():
+        raise RunStoreError(f"{store.path}: already a run directory; use --resume {store.path} "
+                            "(in Python: toolscore.resume)")
+    stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
+    data_dir = bench.config().get("data_dir") if isinstance(benchmark, str) else None
+    return await _execute(bench, store, model, base_url, epochs, limit, max_concurrency, cache,
+                          timeout, progress, on_record, new=True, options=stored,
+                          data=data_dir if data_dir is not None else _str(data))
+
+
+def _str(value: str | Path | None) -> str | None:
+    return None if value is None else str(value)
+
+
+async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = None,
+                       max_concurrency: int | None = None, cache: str | Path | None = None,
+                       timeout: float | None = None, progress: bool = False,
+                       on_record: Callable[[dict[str, Any]], None] | None = None) -> Run:
+    """Continue a run: finished samples are kept, the rest are run. Everything that determines
+    results comes from run.json (a benchmark object must be passed again if the run was made
+    with one that is not registered)."""
+    store = RunStore(run_dir)
+    config = store.config()
+    bench = benchmark or rebuild_benchmark(config)
+    return await _execute(bench, store, config.model, config.base_url, config.epochs,
+                          config.limit, max_concurrency or config.max_concurrency,
+                          cache if cache is not None else (config.cache or None),
+                          timeout or config.timeout, progress, on_record, new=False,
+                          options=config.options, data=config.data)
+
+
+def rebuild_benchmark(config: RunConfig, **overrides: Any) -> Benchmark:
+    """The benchmark a run.json describes (``overrides`` replace some of its options)."""
+    try:
+        cls = benchmark_class(config.benchmark)
+    except LookupError as e:
+        raise RunStoreError(f"{e}; pass the Benchmark object to rebuild this run") from None
+    options = dict(config.options)
+    if config.format_version < 2:  # 0.1.0 stored options every benchmark had to swallow
+        known = {f.name for f in option_fields(cls.Options)}
+        options = {k: v for k, v in options.items() if k in known}
+    options.update(overrides)
+    data = config.data if cls.dataset is not None else None
+    return make_benchmark(config.benchmark, data, download=False, **options)
+
+
+async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str | None,
+                   epochs: int, limit: int | None, max_concurrency: int,
+                   cache: str | Path | None, timeout: float, progress: bool,
+                   on_record: Any, *, new: bool, options: dict[str, Any],
+                   data: str | None) -> Run:
+    from toolscore.models.factory import cache_path, make_client
+
+    cap = bench.max_concurrency()
+    concurrency = min(max_concurrency, cap) if cap else max_concurrency
+    bench.check()  # bad data fails here, before the first model call
+    cache_file = cache_path(cache)
+    bench.bind(RunSettings(cache=None if cache_file is None else str(cache_file),
+                           timeout=timeout, max_concurrency=concurrency))
+    client = None if model == NO_MODEL else make_client(
+        model, role="assistant", base_url=base_url, cache=cache_file, timeout=timeout,
+        max_concurrency=concurrency)
+    run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
+                             progress=progress)
+    if new:
+        identity = client.model.cache_identity() if client is not None else {}
+        config = new_run_config(bench, model, identity, run_options, options=options,
+                                data=data, base_url=base_url, timeout=timeout,
+                                cache=None if cache_file is None else str(cache_file))
+        store.write_config(config)
+    else:
+        config = store.config()
+    summary = await execute_run(bench, client, store, run_options, on_record)
+    records = list(store.latest().values())
+    metrics = bench.aggregate(records)
+    store.write_scores(metrics)
+    run = Run(store.path, config, metrics, summary_dict(summary))
+    run._records = [r for _, r in sorted(((k, r) for k, r in store.latest().items()))]
+    return run
+
+
+def summary_dict(summary: RunSummary) -> dict[str, Any]:
+    u = summary.usage
+    return {"samples": summary.total, "run_now": summary.done, "skipped": summary.skipped,
+            "errors_now": summary.errors, "calls": u.calls, "cached_calls": u.cached_calls,
+            "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+            "tokens": u.total_tokens, "wall_s": round(summary.wall_s, 3),
+            "tokens_by_role": {role: r.total_tokens
+                               for role, r in sorted(summary.usage_by_role.items())}}
+
+
+def evaluate(benchmark: str | Benchmark, model: str | None = None, **kwargs: Any) -> Run:
+    """:func:`evaluate_async` from synchronous code (also inside a running event loop)."""
+    return _run_sync(lambda: evaluate_async(benchmark, model, **kwargs))
+
+
+def resume(run_dir: str | Path, **kwargs: Any) -> Run:
+    """:func:`resume_async` from synchronous code."""
+    return _run_sync(lambda: resume_async(run_dir, **kwargs))
+
+
+def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: bool | None = None,
+          **overrides: Any) -> Run:
+    """Recompute every record's scores from its stored output (no model calls).
+
+    ``overrides`` change scoring options (e.g. ``strict=True``); by default the run's files
+    are rewritten only when nothing is overridden, so a what-if rescoring never replaces the
+    run's own scores.
+    """
+    store = RunStore(run_dir)
+    config = store.config()
+    bench = benchmark or rebuild_benchmark(config, **overrides)
+    records = rescore(bench, store)
+    metrics = bench.aggregate(records)
+    if write if write is not None else not overrides:
+        store.rewrite(records)
+        store.write_scores(metrics)
+    shown = RunConfig(**{**config.to_dict(), "benchmark_config": bench.config()})
+    run = Run(store.path, shown, metrics)
+    run._records = sorted(records, key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
+    return run
+
+
+def score_files(benchmark: str, path: str | Path, *, data: str | Path | None = None,
+                out: str | Path | None = None, **options: Any) -> dict[str, Any]:
+    """Score files written by a method's own reference code (e.g. ToolTalk's prediction
+    folders, AutoDE's result files) with ``benchmark``'s scorer."""
+    bench = make_benchmark(benchmark, data, **options)
+    return bench.score_files(Path(path), None if out is None else Path(out))

@@ -1,0 +1,302 @@
+"""The HTML report in a real browser: headless Chromium driven over the DevTools protocol.
+
+Two run directories are built from a real oracle run of the demo benchmark: one with a few
+samples turned into failures, one with model text (answer, transcript, tool name, error type,
+sample id) that tries to break out of the page. The page must load without console errors,
+take a screenshot, filter to the failed samples when the test ticks "failed only", and show the
+hostile text as text without ever running it. Skipped when Chromium is not installed
+(``make test`` installs it).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import copy
+import json
+import shutil
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolscore.report.html import render_html, write_html
+from toolscore.report.html_template import json_for_script
+from toolscore.runs.api import evaluate
+from toolscore.records import SCORES_FILE, RunStore
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--remote-debugging-port=0", "--window-size=1280,1600"]
+PAYLOADS = ["<script>window.__pwned=1</script>",
+            "</script><img src=x onerror=\"window.__pwned=1\">",
+            "</SCRIPT><svg onload=window.__pwned=1>&amp;<!--"]
+HOSTILE = " ".join(PAYLOADS)
+
+browser_only = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                                  "(apt-get install chromium, or `make test`)")
+
+
+# -- run directories ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("runs") / "oracle"
+    evaluate("demo", "oracle", cache=None, out=path, embedder="hashing")
+    return path
+
+
+def _derive(source: Path, target: Path, change: Any) -> Path:
+    """A copy of ``source`` whose records went through ``change(records) -> records``."""
+    src, dst = RunStore(source), RunStore(target)
+    dst.write_config(src.read_config())
+    for record in change([copy.deepcopy(r) for r in src.latest().values()]):
+        dst.append(record)
+    shutil.copy(source / SCORES_FILE, target / SCORES_FILE)
+    return target
+
+
+def _fail(record: dict[str, Any], error_type: str = "bad planning") -> dict[str, Any]:
+    """The record as if the model had missed its first expected call."""
+    scores = record["scores"]
+    scores["success"] = False
+    if scores.get("outcomes"):
+        first = scores["outcomes"][0]
+        first["match"] = None
+        scores["matches"] = max(0, scores.get("matches", 1) - 1)
+        scores["error_types"] = {str(first["turn"]): error_type}
+    return record
+
+
+def _with_failures(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [_fail(r) if i % 2 == 0 else r for i, r in enumerate(records)]
+
+
+def _with_hostile_text(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    bad = _fail(copy.deepcopy(records[0]), error_type=HOSTILE)
+    bad["id"] = "pwn-" + PAYLOADS[1]
+    turn = bad["output"]["turns"][-1]
+    turn["text"] = HOSTILE
+    turn["transcript"].append({"role": "assistant", "content": HOSTILE})
+    turn["transcript"].append({"role": "tool", "name": PAYLOADS[0], "tool_call_id": "x",
+                               "content": json.dumps({"response": HOSTILE})})
+    turn["predictions"].append({"request": {"api_name": PAYLOADS[1], "parameters": {"q": HOSTILE}},
+                                "response": HOSTILE, "exception": None,
+                                "raw_arguments": HOSTILE})
+    bad["output"]["system_prompt"] = HOSTILE
+    return [*records, bad]
+
+
+@pytest.fixture(scope="module")
+def mixed_run(oracle_run: Path) -> Path:
+    return _derive(oracle_run, oracle_run.parent / "mixed", _with_failures)
+
+
+@pytest.fixture(scope="module")
+def hostile_run(oracle_run: Path) -> Path:
+    return _derive(oracle_run, oracle_run.parent / "hostile", _with_hostile_text)
+
+
+# -- a minimal DevTools-protocol client ----------------------------------------------------------
+class Browser:
+    """One headless Chromium page; ``call`` sends a command, events are kept in ``events``."""
+
+    def __init__(self, profile: Path) -> None:
+        websocket = pytest.importorskip("websocket", reason="pip install websocket-client")
+        assert CHROMIUM is not None
+        self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}",
+                                      "about:blank"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not port_file.is_file() or not port_file.read_text().strip():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                self.close()
+                pytest.fail("chromium did not start its DevTools endpoint")
+            time.sleep(0.05)
+        port = int(port_file.read_text().split()[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
+            pages = [t for t in json.load(resp) if t.get("type") == "page"]
+        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=30,
+                                              suppress_origin=True)
+        self.events: list[dict[str, Any]] = []
+        self._id = 0
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable")
+
+    def call(self, method: str, **params: Any) -> dict[str, Any]:
+        self._id += 1
+        self.ws.send(json.dumps({"id": self._id, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == self._id:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+            self.events.append(msg)
+
+    def wait_for(self, event: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(e.get("method") == event for e in self.events):
+            if time.monotonic() > deadline:
+                raise TimeoutError(event)
+            self.events.append(json.loads(self.ws.recv()))
+
+    def open(self, path: Path) -> None:
+        self.events.clear()
+        self.call("Page.navigate", url=path.resolve().as_uri())
+        self.wait_for("Page.loadEventFired")
+
+    def js(self, expression: str) -> Any:
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def errors(self) -> list[str]:
+        """Uncaught exceptions, console.error/assert calls and error-level log entries."""
+        out = []
+        for e in self.events:
+            method, p = e.get("method"), e.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                out.append(json.dumps(p.get("exceptionDetails"))[:500])
+            elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                out.append(json.dumps(p.get("args"))[:500])
+            elif method == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                out.append(str(p["entry"].get("text"))[:500])
+        return out
+
+    def close(self) -> None:
+        ws = getattr(self, "ws", None)
+        if ws is not None:
+            with contextlib.suppress(Exception):  # lets Chromium stop and reap its helpers
+                self.call("Browser.close")
+            ws.close()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+VISIBLE = "Array.from(document.querySelectorAll('details.sample')).filter(d => !d.hidden)"
+
+
+# -- tests ------------------------------------------------------------------------------------
+def test_json_for_script_cannot_close_the_element() -> None:
+    text = json_for_script({"x": HOSTILE})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"x": HOSTILE}
+
+
+def test_page_is_self_contained_and_escaped(hostile_run: Path) -> None:
+    page = render_html(hostile_run)
+    for needle in ("<script>window.__pwned", "</script><img", "<img src=x", "<svg onload"):
+        assert needle not in page
+    assert page.count("<script") == 2  # the data block and the report's own script
+    for ref in ("http://", "https://", "src=\"//", "@import"):
+        assert ref not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in page
+
+
+@browser_only
+def test_report_renders_and_filters_failed(browser: Browser, mixed_run: Path,
+                                           tmp_path: Path) -> None:
+    page = write_html(mixed_run, tmp_path / "report.html")
+    browser.open(page)
+    assert browser.js("document.body.dataset.ready") == "1"
+    assert browser.errors() == []
+    total = browser.js("document.querySelectorAll('details.sample').length")
+    failed = browser.js("document.querySelectorAll('details.sample.failed').length")
+    assert total == len(RunStore(mixed_run).latest()) and 0 < failed < total
+    assert browser.js(f"{VISIBLE}.length") == total
+    assert browser.js("document.querySelectorAll('svg.plot').length") >= 3
+
+    shot = base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"])
+    (tmp_path / "report.png").write_bytes(shot)
+    assert shot.startswith(b"\x89PNG\r\n\x1a\n") and len(shot) > 20_000
+
+    browser.js("document.getElementById('f-failed').click()")  # what a reader does
+    assert browser.js(f"{VISIBLE}.length") == failed
+    assert browser.js(f"{VISIBLE}.every(d => d.classList.contains('failed'))") is True
+    assert f"showing {failed} of {total}" in browser.js(
+        "document.getElementById('f-count').textContent")
+
+    browser.js("document.getElementById('f-failed').click()")
+    tool = browser.js("document.querySelectorAll('#f-tool option')[1].value")
+    browser.js("var s = document.getElementById('f-tool'); s.selectedIndex = 1;"
+               "s.dispatchEvent(new Event('change'))")
+    shown = browser.js(f"{VISIBLE}.map(d => d.id)")
+    assert 0 < len(shown) < total
+    data = json.loads(browser.js("document.getElementById('report-data').textContent"))
+    assert all(tool in data["samples"][int(i[2:])]["tools"] for i in shown)
+    assert browser.errors() == []
+
+
+@browser_only
+def test_model_text_is_shown_never_run(browser: Browser, hostile_run: Path,
+                                       tmp_path: Path) -> None:
+    browser.open(write_html(hostile_run, tmp_path / "hostile.html"))
+    assert browser.js("document.body.dataset.ready") == "1"  # the page's script still ran
+    assert browser.js("typeof window.__pwned") == "undefined"
+    assert browser.js("document.images.length") == 0
+    assert browser.js("document.scripts.length") == 2
+    assert browser.js("document.querySelectorAll('[onerror], [onload]').length") == 0
+    browser.js("document.querySelectorAll('details').forEach(d => d.open = true)")
+    text = browser.js("document.body.innerText")
+    for payload in PAYLOADS:
+        assert payload in text
+    options = browser.js("Array.from(document.querySelectorAll('#f-tool option, #f-error option'))"
+                         ".map(o => o.textContent)")
+    assert PAYLOADS[1] in options and HOSTILE in options
+    browser.js("var s = document.getElementById('f-error');"
+               "s.value = Array.from(s.options).map(o => o.value).find(v => v.includes('pwned'));"
+               "s.dispatchEvent(new Event('change'))")
+    assert browser.js(f"{VISIBLE}.length") == 1
+    assert browser.js("typeof window.__pwned") == "undefined"
+    assert browser.errors() == []
+
+
+def test_breakdowns_locate_the_injected_misses(mixed_run: Path) -> None:
+    from toolscore.report import html_data
+
+    records = list(RunStore(mixed_run).latest().values())
+    tools = html_data.tool_breakdown(records, html_data.plugin_lookup("demo", []))
+    assert sum(t["expected"] - t["found"] for t in tools) == sum(
+        1 for r in records if r["scores"]["success"] is False)
+    assert {t["plugin"] for t in tools} <= {"Notes", "Shopping", "Calculator"}
+    confusion = html_data.confusion(records)
+    assert confusion and all(n > 0 for n in confusion.values())
+    errors = html_data.error_breakdown(records)
+    assert [e["error_type"] for e in errors] == ["bad planning"]
+    head = html_data.headline(records, None, n_resamples=200)
+    success = {s: next(m for m in rows if m["key"] == "success_rate") for s, rows in head.items()}
+    assert all(m["low"] <= m["value"] <= m["high"] for m in success.values())
+
+
+def test_cli_writes_the_page_next_to_the_terminal_summary(mixed_run: Path,
+                                                         tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from toolscore.cli import app
+
+    out = tmp_path / "sub" / "report.html"
+    done = CliRunner().invoke(app, ["report", str(mixed_run), "--html", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "oracle" in done.output and out.is_file()
+    assert out.read_text().startswith("<!DOCTYPE html>")
