@@ -89,6 +89,19 @@ class Benchmark:
     settings: RunSettings = RunSettings()
 
     @classmethod
+    def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
+        """The data folder to build from: by default the ``dataset`` lookup (``--data``,
+        ``$TOOLSCORE_DATA``, user cache, pinned download), None when ``dataset`` is None."""
+        if cls.dataset is None:
+            if data is not None:
+                raise OptionError(f"benchmark {cls.name!r} ships its own data; --data is not "
+                                  "used")
+            return None
+        from toolscore.data import find_dataset
+
+        return find_dataset(cls.dataset, data, download=download)
+
+    @classmethod
     def create(cls, data_dir: Path | None, options: Any) -> Benchmark:
         """Build from a data folder (None when ``dataset`` is None) and an ``Options``."""
         raise NotImplementedError(f"{cls.__name__}.create")

@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolscore.benchmarks.base import Benchmark, OptionError, parse_options
-from toolscore.data import find_dataset
+from toolscore.benchmarks.base import Benchmark, parse_options
 from toolscore.entrypoints import BENCHMARKS, ExtensionError
 
 
@@ -41,10 +40,4 @@ def make_benchmark(name: str, data: str | Path | None = None, *, download: bool 
     unknown option or a wrong type is a one-line OptionError)."""
     cls = benchmark_class(name)
     opts = parse_options(cls.Options, options, f"benchmark {name!r}")
-    if cls.dataset is None:
-        if data is not None:
-            raise OptionError(f"benchmark {name!r} ships its own data; --data is not used")
-        data_dir = None
-    else:
-        data_dir = find_dataset(cls.dataset, data, download=download)
-    return cls.create(data_dir, opts)
+    return cls.create(cls.locate_data(data, opts, download), opts)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolscore.benchmarks.base import Benchmark, Column, Sample, option
+from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample, option
 from toolscore.benchmarks.tooltalk import protocol
 from toolscore.benchmarks.tooltalk.data import load_conversations, load_databases, make_environment
 from toolscore.benchmarks.tooltalk.scoring import (
@@ -64,6 +64,19 @@ class ToolTalkBenchmark(Benchmark):
     Options = ToolTalkOptions
     dataset = "tooltalk"
     columns = COLUMNS
+
+    @classmethod
+    def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
+        """With ``plugins``, the conversations are the user's own (``--data``, ToolTalk's
+        layout: databases/, easy/ and/or tooltalk/); otherwise ToolTalk's released data."""
+        if not options.plugins:
+            return super().locate_data(data, options, download)
+        if data is None:
+            raise OptionError(f"benchmark {cls.name!r}: --plugins needs --data DIR (the "
+                              "conversations over those plugins, in ToolTalk's format)")
+        if not (Path(data) / "databases").is_dir():
+            raise OptionError(f"--data {data}: no databases/ folder (ToolTalk's layout)")
+        return Path(data)
 
     @classmethod
     def create(cls, data_dir: Path | None, options: Any) -> ToolTalkBenchmark:
