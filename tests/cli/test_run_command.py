@@ -1,0 +1,75 @@
+"""`toolscore run NAME` is built from the benchmark's declared options: its help lists them, an
+option it does not take is a one-line usage error (exit 2), and `score -o KEY=VALUE` rescores
+under another value of one of them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from support.data import needs
+
+from toolscore.cli import app
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def test_run_lists_installed_benchmarks() -> None:
+    done = invoke("run", "--help")
+    assert done.exit_code == 0
+    for name in ("demo", "tooltalk", "autode", "tooleval", "acs"):
+        assert name in done.output
+
+
+def test_each_benchmark_shows_its_own_options() -> None:
+    tooltalk = invoke("run", "tooltalk", "--help").output
+    autode = invoke("run", "autode", "--help").output
+    assert "--split [easy|hard|all]" in tooltalk and "--max-calls-per-turn" in tooltalk
+    assert "--user-model" not in tooltalk
+    assert "--user-model" in autode and "--mode [dynamic|static|human]" in autode
+    assert "--split" not in autode
+    for text in (tooltalk, autode):  # the generic ones
+        assert "--model" in text and "--epochs" in text and "--resume" in text
+
+
+def test_an_option_the_benchmark_does_not_take_is_a_usage_error() -> None:
+    done = invoke("run", "autode", "--split", "easy", "-m", "oracle")
+    assert done.exit_code == 2 and "No such option '--split'" in done.output
+    bad = invoke("run", "demo", "--tools", "some", "-m", "oracle")
+    assert bad.exit_code == 2 and "'some' is not one of" in bad.output
+    unknown = invoke("run", "nope")
+    assert unknown.exit_code == 2 and "unknown benchmark 'nope'" in unknown.output
+
+
+def test_demo_run_then_score_with_an_override(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = invoke("run", "demo", "-m", "oracle", "--embedder", "hashing", "--no-cache",
+                  "--out", str(out), "--json")
+    doc = json.loads(done.output)
+    assert doc["metrics"]["easy"]["success_rate"] == 1.0
+    assert doc["config"]["options"]["max_calls_per_turn"] == 4
+    text = invoke("score", str(out)).output
+    assert "demo · model oracle · reference mode" in text and "100.0%" in text
+    strict = json.loads(invoke("score", str(out), "-o", "strict=true", "--json").output)
+    assert strict["metrics"]["strict"] is True
+    assert json.loads((out / "scores.json").read_text())["strict"] is False
+    bad = invoke("score", str(out), "-o", "stric=true")
+    assert bad.exit_code == 2 and "unknown option 'stric'" in bad.output
+    nokey = invoke("score", str(out), "-o", "strict")
+    assert nokey.exit_code == 2 and "expected KEY=VALUE" in nokey.output
+
+
+@needs("tooltalk")
+def test_resume_through_the_cli(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    first = invoke("run", "tooltalk", "-m", "oracle", "--split", "easy", "--limit", "4",
+                   "--embedder", "hashing", "--no-cache", "--out", str(out), "--json")
+    assert first.exit_code == 0
+    lines = (out / "samples.jsonl").read_text().splitlines()
+    (out / "samples.jsonl").write_text(lines[0] + "\n")
+    again = json.loads(invoke("run", "tooltalk", "--resume", str(out), "--json").output)
+    assert again["summary"]["skipped"] == 1 and again["summary"]["run_now"] == 3
+    assert again["metrics"] == json.loads(first.output)["metrics"]
