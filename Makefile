@@ -18,9 +18,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The demo ships with the package; the ToolTalk slice runs when ToolTalk's data can be found
+# ($$TOOLSCORE_DATA, the user cache) or downloaded, and is otherwise skipped with one line.
 demo: install
 	$(BIN)/toolscore run demo --model local/smollm2
-	$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 3 --max-calls-per-turn 3
+	@if $(BIN)/toolscore data tooltalk >/dev/null 2>&1; then \
+		$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 3 \
+			--max-calls-per-turn 3; \
+	else \
+		echo "ToolTalk slice skipped: its data was not found; set TOOLSCORE_DATA=DIR (a folder holding tooltalk/) or run 'toolscore data tooltalk' where GitHub is reachable."; \
+	fi
 
 # headless Chromium for the HTML report's browser test (tests/test_report_html.py)
 browser:
