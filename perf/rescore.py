@@ -24,11 +24,11 @@ from typing import Any
 
 def phase(run_dir: Path) -> None:
     """Child process: rescore ``run_dir`` once and print one JSON line of measurements."""
-    from toolscore.runs.session import rescore_run
+    from toolscore.runs.api import score
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    result = rescore_run(run_dir)
+    result = score(run_dir).to_dict()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     cache = Path(os.environ["XDG_CACHE_HOME"]) / "toolscore" / "embeddings.sqlite"

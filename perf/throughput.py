@@ -50,12 +50,9 @@ def serve(conn: Connection, latency: float, split: str) -> None:
 
 def run(base_url: str, concurrency: int, split: str, embedder: str, out: Path,
         profile: str | None) -> tuple[dict[str, Any], float, float]:
-    """One run through ``start_run``; returns (result, wall seconds, CPU seconds)."""
-    from toolscore.runs.session import RunRequest, start_run
+    """One run through the public API; returns (result, wall seconds, CPU seconds)."""
+    from toolscore.runs.api import evaluate
 
-    request = RunRequest("tooltalk", "openai/fake", base_url=base_url, cache=None,
-                         max_concurrency=concurrency, timeout=60,
-                         options={"split": split, "embedder": embedder})
     profiler = None
     if profile:
         import cProfile
@@ -63,7 +60,9 @@ def run(base_url: str, concurrency: int, split: str, embedder: str, out: Path,
         profiler = cProfile.Profile(time.thread_time)  # CPU, not wall: the host is shared
         profiler.enable()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    result = start_run(request, out)
+    result = evaluate("tooltalk", "openai/fake", base_url=base_url, cache=None,
+                      max_concurrency=concurrency, timeout=60, out=out, split=split,
+                      embedder=embedder).to_dict()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if profiler is not None and profile:
         profiler.disable()
@@ -86,7 +85,7 @@ def main() -> int:
     import openai  # noqa: F401
 
     import toolscore.benchmarks.tooltalk.benchmark  # noqa: F401
-    import toolscore.runs.session  # noqa: F401
+    import toolscore.runs.api  # noqa: F401
 
     imports_cpu = time.process_time() - cpu_start
     parent, child = mp.get_context("spawn").Pipe()
