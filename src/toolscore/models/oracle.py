@@ -22,7 +22,6 @@ from typing import Any
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
-
 _REFERENCE: ContextVar[list[dict[str, Any]] | None] = ContextVar("toolscore_oracle_reference",
                                                                  default=None)
 

@@ -9,7 +9,6 @@ from typing import Any
 
 from toolscore.benchmarks.demo import DemoOptions
 from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark
-
 from toolscore_counter import PLUGINS
 
 DATA = Path(__file__).resolve().parent / "data"
