@@ -51,10 +51,10 @@ def write_run_json(folder: Path, doc: dict[str, Any]) -> Path:
 def test_run_config_round_trips_through_json() -> None:
     config = RunConfig(benchmark="tooltalk", model="openai/gpt-4o",
                        options={"split": "easy", "tools": "exact", "plugins": ["demo"]},
-                       benchmark_config={"embedder_id": "hashing"}, data="/data/tooltalk",
+                       benchmark_config={"embedder_id": "hashing"}, data="datasets/tooltalk",
                        model_identity={"provider": "openai", "model": "gpt-4o"},
                        base_url="http://127.0.0.1:9/v1", epochs=3, limit=5, max_concurrency=2,
-                       timeout=30.0, cache="/tmp/responses.sqlite", created="2026-01-05",
+                       timeout=30.0, cache="cache/responses.sqlite", created="2026-01-05",
                        versions={"toolscore": "0.2.0"}, command=["toolscore", "run"])
     doc = json.loads(json.dumps(config.to_dict()))
     assert doc["format_version"] == FORMAT_VERSION
