@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support import data
+from support.data import needs
 
 from toolscore.data import SOURCES, DataNotFound, content_checksum, fetch, find_dataset
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
-needs_data = pytest.mark.skipif(not (DATA / "databases").is_dir(),
-                                reason=f"ToolTalk data not found at {DATA} (set TOOLSCORE_DATA)")
+DATA = data.path("tooltalk")
+needs_data = needs("tooltalk")
 
 
 def _archive(tmp: Path, mutate: bool = False) -> Path:

@@ -7,37 +7,18 @@ directory without any model; every user mistake is one line on stderr and exit c
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-import typer.main
+from support.cli import assert_user_error, json_doc, toolscore
+from support.data import dataset, needs
 
 from toolscore.cli import app
 from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.testing.oracle_replies import oracle_recording
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
 METRICS = ("success_rate", "precision", "recall", "action_precision", "incorrect_action_rate")
 DEMO = ("--embedder", "hashing")
-
-
-def toolscore(*args: str, cwd: Path, env: dict[str, str] | None = None
-              ) -> subprocess.CompletedProcess[str]:
-    """Run the CLI in ``cwd`` with a private cache folder and no API keys."""
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    base["XDG_CACHE_HOME"] = str(cwd / "xdg-cache")
-    return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd,
-                          env={**base, **(env or {})}, capture_output=True, text=True,
-                          timeout=300)
-
-
-def json_doc(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)  # the whole of stdout is one document
 
 
 def test_run_prints_one_json_document_with_the_spec_metrics(tmp_path: Path) -> None:
@@ -77,10 +58,11 @@ def test_models_lists_every_provider(tmp_path: Path) -> None:
     assert {r["provider"]: r["installed"] for r in rows}["oracle"] is True
 
 
-@pytest.mark.skipif(not (DATA / "databases").is_dir(), reason=f"ToolTalk data not at {DATA}")
+@needs("tooltalk")
 def test_data_prints_where_the_dataset_is(tmp_path: Path) -> None:
-    doc = json_doc(toolscore("data", "tooltalk", "--data", str(DATA), "--json", cwd=tmp_path))
-    assert doc == {"dataset": "tooltalk", "path": str(DATA)}
+    folder = dataset("tooltalk")
+    doc = json_doc(toolscore("data", "tooltalk", "--data", str(folder), "--json", cwd=tmp_path))
+    assert doc == {"dataset": "tooltalk", "path": str(folder)}
 
 
 NO_DATA = {"TOOLSCORE_DATA": ""}  # and the cache folder is empty: nothing to find
@@ -90,11 +72,11 @@ NO_DATA = {"TOOLSCORE_DATA": ""}  # and the cache folder is empty: nothing to fi
     (["run", "nosuch", "--model", "oracle"], {}, "unknown benchmark 'nosuch'"),
     (["run", "demo", "--model", "nosuch/model", *DEMO], {}, "unknown model provider 'nosuch'"),
     (["run", "demo", "--model", "gpt-4o", *DEMO], {}, "bad model name 'gpt-4o'"),
-    (["run", "tooltalk", "--model", "oracle", "--data", "/nonexistent", "--no-download"],
-     NO_DATA, "--data /nonexistent: no tooltalk dataset there"),
+    (["run", "tooltalk", "--model", "oracle", "--data", "nonexistent", "--no-download"],
+     NO_DATA, "--data nonexistent: no tooltalk dataset there"),
     (["data", "tooltalk", "--no-download"], NO_DATA, "dataset 'tooltalk' not found"),
-    (["score", "/nonexistent"], {}, "not a run directory"),
-    (["run", "demo", "--model", "oracle", "--resume", "/nonexistent"], {},
+    (["score", "nonexistent"], {}, "not a run directory"),
+    (["run", "demo", "--model", "oracle", "--resume", "nonexistent"], {},
      "not a run directory"),
 ], ids=["benchmark", "provider", "model-name", "run-no-data", "data-no-data", "score-no-run",
         "resume-no-run"])
@@ -102,14 +84,6 @@ def test_user_errors_are_one_line_and_exit_2(args: list[str], env: dict[str, str
                                              tmp_path: Path) -> None:
     done = toolscore(*args, cwd=tmp_path, env=env)
     assert_user_error(done, message)
-
-
-def assert_user_error(done: subprocess.CompletedProcess[str], message: str) -> None:
-    assert done.returncode == 2, done.stderr[-3000:]
-    assert done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("error: ") and message in lines[0], lines[0]
 
 
 def test_an_existing_run_directory_is_not_overwritten(tmp_path: Path) -> None:

@@ -1,15 +1,16 @@
 """Plugin discovery through real entry points: each test installs a fake distribution (a module
-plus a ``*.dist-info`` folder) in a temporary directory on sys.path, and importlib.metadata reads
-it exactly as it reads a pip-installed package. Nothing of toolscore is mocked."""
+plus a ``*.dist-info`` folder, see ``support.dists``) in a temporary directory on sys.path, and
+importlib.metadata reads it exactly as it reads a pip-installed package. Nothing of toolscore is
+mocked."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
+from support import dists
 
 from toolscore.env import Environment, Plugin
 from toolscore.env.registry import PluginError, available_plugin_sets, load_plugins
@@ -49,20 +50,9 @@ NOT_A_PLUGIN = 42
 def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: dict[str, str],
             dist: str = "fake_dist", version: str = "0.1", module_source: str = PLUGIN_MODULE,
             module: str | None = None) -> str:
-    """Write a module and a dist-info declaring ``entry_points`` (name -> "{module}:attr") into a
-    fresh directory on sys.path; return the module name (unique, so imports never collide)."""
-    module = module or f"fake_plugins_{uuid.uuid4().hex[:8]}"
-    site = tmp_path / f"site_{uuid.uuid4().hex[:8]}"
-    site.mkdir()
-    (site / f"{module}.py").write_text(module_source)
-    info = site / f"{dist}-{version}.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {dist.replace('_', '-')}\nVersion: {version}\n")
-    lines = [f"{name} = {target.format(module=module)}" for name, target in entry_points.items()]
-    (info / "entry_points.txt").write_text("[toolscore.plugins]\n" + "\n".join(lines) + "\n")
-    monkeypatch.syspath_prepend(str(site))
-    return module
+    """A fake distribution declaring plugin sets (see ``support.dists``)."""
+    return dists.install(tmp_path, monkeypatch, entry_points, dist, version, module_source,
+                         module, group="toolscore.plugins")
 
 
 @pytest.mark.parametrize("attribute", ["PLUGINS", "PLUGIN", "factory"])

@@ -11,22 +11,21 @@ ToolTalk hard with oracle replies:
 from __future__ import annotations
 
 import asyncio
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.data import dataset, needs
 
 from toolscore.benchmarks.registry import make_benchmark
 from toolscore.env.environment import PARSE_FAILED
 from toolscore.models import ModelClient, RetryPolicy, get_model
-from toolscore.runs.runner import RunOptions, RunSummary, execute_run
 from toolscore.records import RunStore
+from toolscore.runs.runner import RunOptions, RunSummary, execute_run
 from toolscore.testing.openai_server import MALFORMED_ARGUMENTS, FakeOpenAIServer, Responder
 from toolscore.testing.oracle_replies import OracleRecording, oracle_recording
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
 OPTIONS = {"split": "hard", "tools": "all", "strict": False, "embedder": "hashing"}
 CONCURRENCY = 16
 # Quick retries; enough attempts that a 40% fault rate never exhausts them (faults are drawn
@@ -34,18 +33,17 @@ CONCURRENCY = 16
 PATIENT = RetryPolicy(max_attempts=12, base_delay=0.01, max_delay=0.05, budget_s=60)
 IMPATIENT = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.02, budget_s=10)
 
-pytestmark = pytest.mark.skipif(not (DATA / "databases").is_dir(),
-                                reason=f"ToolTalk data not found at {DATA} (set TOOLSCORE_DATA)")
+pytestmark = needs("tooltalk")
 
 
 @pytest.fixture(scope="module")
 def oracle() -> OracleRecording:
-    return oracle_recording("tooltalk", DATA, **OPTIONS)
+    return oracle_recording("tooltalk", dataset("tooltalk"), **OPTIONS)
 
 
 @pytest.fixture(scope="module")
 def benchmark() -> Any:
-    return make_benchmark("tooltalk", DATA, **OPTIONS)
+    return make_benchmark("tooltalk", dataset("tooltalk"), **OPTIONS)
 
 
 def run(benchmark: Any, srv: FakeOpenAIServer, store: RunStore, *, retry: RetryPolicy = PATIENT,

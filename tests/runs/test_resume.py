@@ -28,19 +28,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import data
+from support.data import needs
 
 from toolscore.models.cache import ResponseCache, sha256_json
-from toolscore.runs.api import evaluate
 from toolscore.records import RunStore
+from toolscore.runs.api import evaluate
 from toolscore.testing.openai_server import FakeOpenAIServer, Responder
 from toolscore.testing.oracle_replies import OracleRecording, oracle_recording
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
+DATA = data.path("tooltalk")
 CONCURRENCY = 4
 OPTIONS = {"split": "hard", "tools": "all", "strict": False, "embedder": "hashing"}
 
-pytestmark = pytest.mark.skipif(not (DATA / "databases").is_dir(),
-                                reason=f"ToolTalk data not found at {DATA} (set TOOLSCORE_DATA)")
+pytestmark = needs("tooltalk")
 
 
 class GatedServer(FakeOpenAIServer):

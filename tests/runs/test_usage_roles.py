@@ -8,32 +8,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.autode.test_run import DATA, USER_HEAD, asking_assistant, responder
 from click.testing import CliRunner
+from support.autode import USER_HEAD, asking_assistant, responder
+from support.data import dataset, needs
 
 from toolscore.cli import app
+from toolscore.records import RunStore
 from toolscore.report.overview import run_overview
 from toolscore.report.usage import load_prices
 from toolscore.runs.api import evaluate
-from toolscore.records import RunStore
 from toolscore.testing.openai_server import FakeOpenAIServer
-
-needs_autode = pytest.mark.skipif(not (DATA / "data_v1_2.jsonl").is_file(),
-                                  reason="AutoDE data not found")
 
 
 def _autode_run(tmp_path: Path, requests: list[dict[str, Any]], **options: Any) -> Path:
     with FakeOpenAIServer(responder(asking_assistant, requests)) as srv:
-        result = evaluate("autode", "openai/fake", data=DATA, limit=2, max_concurrency=4,
-                          cache=None, base_url=srv.base_url, out=tmp_path / "run",
-                          mode="dynamic", **options).to_dict()
+        result = evaluate("autode", "openai/fake", data=dataset("autode"), limit=2,
+                          max_concurrency=4, cache=None, base_url=srv.base_url,
+                          out=tmp_path / "run", mode="dynamic", **options).to_dict()
     roles = result["summary"]["tokens_by_role"]
     assert set(roles) == {"assistant", "user"}
     assert sum(roles.values()) == result["summary"]["tokens"]
     return Path(result["run_dir"])
 
 
-@needs_autode
+@needs("autode")
 @pytest.mark.parametrize("separate_user", [False, True])
 def test_autode_dynamic_splits_assistant_and_user_tokens(tmp_path: Path,
                                                          separate_user: bool) -> None:

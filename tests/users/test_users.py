@@ -1,5 +1,5 @@
-"""User simulators without a model: the script text, the scripted replay, the LLM agent's view
-of the dialogue, and a human driven through injected streams."""
+"""User simulators without a model: the script text, the LLM agent's view of the dialogue, and a
+human driven through injected streams."""
 
 from __future__ import annotations
 
@@ -8,15 +8,12 @@ import io
 from typing import Any
 
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
-from toolscore.users import HumanUser, LLMUser, ScriptedUser, UserScript, user_agent_messages
+from toolscore.users import HumanUser, LLMUser, UserScript, user_agent_messages
 from toolscore.users.llm import clean_reply
 
 SCRIPT = UserScript(profile={"Character": "Bella", "Purpose": "turn Bluetooth on"},
                     facts={"deviceType": "watch", "silent": True}, goal="TurnOnBluetooth",
-                    first_message="Turn on Bluetooth please.",
-                    history=(Message(role="user", content="Turn on Bluetooth please."),
-                             Message(role="assistant", content="Which device?"),
-                             Message(role="user", content="My watch.")))
+                    first_message="Turn on Bluetooth please.")
 DIALOGUE = [Message(role="user", content="Turn on Bluetooth please."),
             Message(role="assistant", content="Which device?")]
 
@@ -27,16 +24,6 @@ def test_script_renders_profile_goal_and_facts() -> None:
                                      "Task: TurnOnBluetooth"]
     assert "- deviceType: watch" in text and "- silent: yes" in text
     assert "none beyond" in UserScript(profile={"Character": "x"}).render()
-
-
-def test_scripted_user_replays_then_ends() -> None:
-    user = ScriptedUser()
-    turn = asyncio.run(user.reply(SCRIPT, DIALOGUE))
-    assert turn.text == "My watch." and not turn.done
-    more = [*DIALOGUE, Message(role="user", content="My watch."),
-            Message(role="assistant", content="Anything else?")]
-    end = asyncio.run(user.reply(SCRIPT, more))
-    assert end.done and end.reason
 
 
 class Echo:

@@ -21,7 +21,6 @@ import asyncio
 import json
 import random
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -359,13 +358,3 @@ _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requ
 def _error(message: str, code: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": code, "code": code, "param": None}}
 
-
-def serve_forever(port: int = 8765, **options: Any) -> None:
-    """Run a fake server in the foreground (handy for poking at it with curl)."""
-    with FakeOpenAIServer(port=port, **options) as srv:
-        print(f"fake OpenAI server at {srv.base_url}", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass

@@ -3,7 +3,6 @@
 from toolscore.users.base import UserScript, UserSimulator, UserTurn, format_value
 from toolscore.users.human import HumanUser
 from toolscore.users.llm import USER_AGENT_PROMPT, LLMUser, user_agent_messages
-from toolscore.users.scripted import ScriptedUser
 
-__all__ = ["USER_AGENT_PROMPT", "HumanUser", "LLMUser", "ScriptedUser", "UserScript",
+__all__ = ["USER_AGENT_PROMPT", "HumanUser", "LLMUser", "UserScript",
            "UserSimulator", "UserTurn", "format_value", "user_agent_messages"]

@@ -3,10 +3,10 @@
 A user simulator plays the person an assistant talks to. It is given a :class:`UserScript` (who
 the user is, what they want, and the exact values they are allowed to reveal) and the dialogue so
 far, and returns the user's next turn. Simulators differ only in who writes that turn: a language
-model (:class:`~toolscore.users.llm.LLMUser`), a recorded history
-(:class:`~toolscore.users.scripted.ScriptedUser`) or a person at the terminal
+model (:class:`~toolscore.users.llm.LLMUser`) or a person at the terminal
 (:class:`~toolscore.users.human.HumanUser`), so a protocol can swap one for another and compare
-evaluation methods on the same samples.
+evaluation methods on the same samples. (A recorded history needs no simulator: AutoDE's static
+protocol hands the whole history to the assistant at once.)
 """
 
 from __future__ import annotations
@@ -24,15 +24,13 @@ class UserScript:
 
     ``profile`` holds labelled lines shown as is (AutoDE: Character, Background, Purpose);
     ``facts`` are the only concrete values the user may give (AutoDE: the gold slots), keyed by
-    name; ``goal`` names the task in a word or two (AutoDE: the gold API). ``history`` is a
-    recorded dialogue, for the scripted user.
+    name; ``goal`` names the task in a word or two (AutoDE: the gold API).
     """
 
     profile: Mapping[str, str] = field(default_factory=dict)
     facts: Mapping[str, Any] = field(default_factory=dict)
     goal: str = ""
     first_message: str | None = None
-    history: Sequence[Message] = ()
 
     def render(self) -> str:
         """The script as plain text, the same for a model and for a person."""

@@ -4,13 +4,13 @@ the static-vs-dynamic F1 gap from released files and run directories, and ``auto
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import data
+from support.cli import toolscore
+from support.data import dataset, needs
 
 from toolscore.benchmarks.autode.analysis import (
     asking_sentences,
@@ -19,12 +19,12 @@ from toolscore.benchmarks.autode.analysis import (
     redundant_questions,
     slot_keywords,
 )
-from toolscore.benchmarks.autode.data import ApiDoc, Turn, UserScript
+from toolscore.benchmarks.autode.apidocs import ApiDoc
+from toolscore.benchmarks.autode.data import Turn, UserScript
 from toolscore.records import RunStore
 from toolscore.types import ToolSpec
 
-ROOT = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets"))
-RESULTS = ROOT / "autode" / "results"
+RESULTS = data.path("autode") / "results"
 PROPS = {
     "deviceType": {"type": "string", "description": "the device, including phone or watch"},
     "roomType": {"type": "string", "description": "the room where the device is"},
@@ -108,13 +108,7 @@ def test_gap_between_two_run_directories(tmp_path: Path) -> None:
     assert low <= result["gap"] <= high
 
 
-def toolscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "TOOLSCORE_DATA": str(ROOT), "XDG_CACHE_HOME": str(cwd / "xdg")}
-    return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
-@pytest.mark.skipif(not RESULTS.is_dir(), reason="AutoDE data not found")
+@needs("autode")
 def test_gap_cli_on_released_static_and_dynamic_runs(tmp_path: Path) -> None:
     static = RESULTS / "a_gpt35_static_v2.jsonl"
     dynamic = RESULTS / "u_llama7b_a_gpt35_complementary.jsonl"
@@ -152,13 +146,13 @@ def bluetooth(request: dict[str, Any]) -> dict[str, Any]:
     return reply_to_completion(msg, prompt_tokens=prompt_tokens(request))
 
 
-@pytest.mark.skipif(not RESULTS.is_dir(), reason="AutoDE data not found")
+@needs("autode")
 def test_score_run_dir_reports_redundant_questions(tmp_path: Path) -> None:
     from toolscore.runs.api import evaluate
     from toolscore.testing.openai_server import FakeOpenAIServer
 
     with FakeOpenAIServer(bluetooth) as srv:
-        result = evaluate("autode", "openai/fake", data=ROOT / "autode", limit=1, cache=None,
+        result = evaluate("autode", "openai/fake", data=dataset("autode"), limit=1, cache=None,
                           base_url=srv.base_url, out=tmp_path / "run", mode="dynamic").to_dict()
     analyses = result["metrics"]["analyses"]
     assert analyses["questions"] == 1 and analyses["redundant_questions"] == 1
@@ -169,7 +163,7 @@ def test_score_run_dir_reports_redundant_questions(tmp_path: Path) -> None:
         " ".join(done.stdout.split()))
 
 
-@pytest.mark.skipif(not RESULTS.is_dir(), reason="AutoDE data not found")
+@needs("autode")
 def test_released_file_rescore_reports_redundant_questions(tmp_path: Path) -> None:
     done = toolscore("score", "autode", "--predictions",
                      str(RESULTS / "u_llama7b_a_gpt35_complementary.jsonl"), "--json",

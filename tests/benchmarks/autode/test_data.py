@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import data
+from support.data import needs
 
 from toolscore.benchmarks.autode import (
     DataError,
@@ -16,11 +17,9 @@ from toolscore.benchmarks.autode import (
     load_scripts,
     score_results,
 )
-from toolscore.benchmarks.autode.data import parse_parameters
+from toolscore.benchmarks.autode.apidocs import parse_parameters
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "autode"
-needs_data = pytest.mark.skipif(not (DATA / "data_v1_2.jsonl").is_file(),
-                                reason=f"AutoDE data not found at {DATA} (set TOOLSCORE_DATA)")
+DATA = data.path("autode")
 
 SCRIPT = {"uuid": "u1", "background": "Character: Ann, a nurse\nBackground: Busy.\nPurpose: Quiet.",
           "content": [{"role": "User", "message": "Mute my phone"}], "api": "SetVolume",
@@ -150,14 +149,14 @@ def test_bad_workbook(tmp_path: Path) -> None:
 
 
 # -- the release -----------------------------------------------------------------------------------
-@needs_data
+@needs("autode")
 def test_released_scripts() -> None:
     scripts = load_scripts(DATA)
     assert len(scripts) == 276 and len({s.api for s in scripts}) == 61
     assert sum(isinstance(v, bool) for s in scripts for v in s.slots.values()) == 10
 
 
-@needs_data
+@needs("autode")
 def test_released_api_documents() -> None:
     pytest.importorskip("openpyxl")
     docs = {d.name: d for d in load_api_docs(DATA)}

@@ -1,84 +1,33 @@
 """AutoDE runs end to end against the fake OpenAI server (real SDK, real runner, no network).
 
-One scripted responder plays both parties, told apart by their system prompts: as the assistant
-it asks once for details, then calls the API with what the user said; as the user agent it
-answers from the facts in its script. So the whole loop is exercised: initial query -> question
--> answer from the script -> call -> scored.
+The scripted assistant and user agent of ``support.autode`` play both parties, so the whole loop
+is exercised: initial query -> question -> answer from the script -> call -> scored.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.autode import ASK, USER_HEAD, Handler, asking_assistant, responder
+from support.data import dataset, needs
 
-from toolscore.benchmarks.autode.prompts import ASSISTANT_PROMPT, GIVE_UP
-from toolscore.runs.api import evaluate, resume
+from toolscore.benchmarks.autode.prompts import GIVE_UP
 from toolscore.records import RunStore
-from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
+from toolscore.runs.api import evaluate, resume
+from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import Message, ToolCall
-from toolscore.users.llm import USER_AGENT_PROMPT
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "autode"
-pytestmark = pytest.mark.skipif(not (DATA / "data_v1_2.jsonl").is_file(),
-                                reason=f"AutoDE data not found at {DATA} (set TOOLSCORE_DATA)")
-ASSISTANT_HEAD = ASSISTANT_PROMPT.split("\n")[0]
-USER_HEAD = USER_AGENT_PROMPT.split("\n")[0]
-ASK = "Could you tell me the details I need?"
-Handler = Callable[[dict[str, Any]], Message]
-
-
-def _completion(request: dict[str, Any], msg: Message) -> dict[str, Any]:
-    return reply_to_completion(msg, prompt_tokens=prompt_tokens(request))
-
-
-def user_agent(request: dict[str, Any]) -> Message:
-    """Answers with the task and every fact of its script, as ``Task: X; k=v; ...``."""
-    system = request["messages"][0]["content"]
-    task = re.search(r"^Task: (.+)$", system, re.M)
-    facts = re.findall(r"^- ([A-Za-z_]\w*): (.*)$", system, re.M)
-    parts = [f"Task: {task.group(1) if task else ''}", *(f"{k}={v}" for k, v in facts)]
-    return Message(role="assistant", content="; ".join(parts))
-
-
-def asking_assistant(request: dict[str, Any]) -> Message:
-    """Asks once, then calls the API the user named with the values the user gave."""
-    last = request["messages"][-1]["content"] or ""
-    if not last.startswith("Task: "):
-        return Message(role="assistant", content=ASK)
-    parts = last.split("; ")
-    args: dict[str, Any] = {}
-    for part in parts[1:]:
-        key, _, value = part.partition("=")
-        args[key] = {"yes": True, "no": False}.get(value, value)
-    call = ToolCall(id="call_1", name=parts[0][len("Task: "):], arguments=json.dumps(args))
-    return Message(role="assistant", tool_calls=[call])
-
-
-def responder(assistant: Handler, requests: list[dict[str, Any]] | None = None
-              ) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def respond(request: dict[str, Any]) -> dict[str, Any]:
-        if requests is not None:
-            requests.append(request)
-        system = request["messages"][0]["content"]
-        if system.startswith(USER_HEAD):
-            return _completion(request, user_agent(request))
-        assert system.startswith(ASSISTANT_HEAD), system[:80]
-        return _completion(request, assistant(request))
-    return respond
+pytestmark = needs("autode")
 
 
 def run(tmp_path: Path, assistant: Handler, *, mode: str = "dynamic", limit: int = 3,
         epochs: int = 1, requests: list[dict[str, Any]] | None = None,
         **options: Any) -> dict[str, Any]:
     with FakeOpenAIServer(responder(assistant, requests)) as srv:
-        run = evaluate("autode", "openai/fake", data=DATA, epochs=epochs, limit=limit,
-                       max_concurrency=4, cache=None, base_url=srv.base_url,
+        run = evaluate("autode", "openai/fake", data=dataset("autode"), epochs=epochs,
+                       limit=limit, max_concurrency=4, cache=None, base_url=srv.base_url,
                        out=tmp_path / "run", mode=mode, **options)
         return run.to_dict()
 
@@ -117,7 +66,7 @@ def test_dynamic_dialogue_question_answer_call_scored(tmp_path: Path) -> None:
 def test_resume_finishes_missing_trials(tmp_path: Path) -> None:
     """Trials are epochs: a run extended from 1 to 2 trials runs only the new trial."""
     with FakeOpenAIServer(responder(asking_assistant)) as srv:
-        first = evaluate("autode", "openai/fake", data=DATA, limit=2, cache=None,
+        first = evaluate("autode", "openai/fake", data=dataset("autode"), limit=2, cache=None,
                          base_url=srv.base_url, out=tmp_path / "run", mode="dynamic").to_dict()
         assert first["metrics"]["n_trials"] == 1
         store = RunStore(first["run_dir"])

@@ -6,43 +6,32 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
+from support import data
+from support.cli import json_doc
+from support.cli import toolscore as _toolscore
+from support.data import dataset, needs
 
 from toolscore.benchmarks.autode.benchmark import AutoDEBenchmark
 from toolscore.benchmarks.autode.rescore import TABLE1_RUNS
 from toolscore.models import ModelClient, get_model
-from toolscore.runs.runner import RunOptions, execute_run
 from toolscore.records import RunStore
+from toolscore.runs.runner import RunOptions, execute_run
 from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 from toolscore.types import Message, ToolCall
 from toolscore.users import HumanUser
 
-ROOT = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets"))
-DATA = ROOT / "autode"
-RESULTS = DATA / "results"
-pytestmark = pytest.mark.skipif(not (DATA / "data_v1_2.jsonl").is_file(),
-                                reason=f"AutoDE data not found at {DATA} (set TOOLSCORE_DATA)")
+RESULTS = data.path("autode") / "results"
+pytestmark = needs("autode")
 ASK = "Which device should I turn Bluetooth on for?"
 
 
 def toolscore(*args: str, cwd: Path, stdin: str | None = None
               ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(XDG_CACHE_HOME=str(cwd / "xdg-cache"), TOOLSCORE_DATA=str(ROOT),
-               OPENAI_API_KEY="test-key")
-    return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
-                          input=stdin, capture_output=True, text=True, timeout=300)
-
-
-def json_doc(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return _toolscore(*args, cwd=cwd, stdin=stdin, env={"OPENAI_API_KEY": "test-key"})
 
 
 def test_score_predictions_reproduces_table1_cell(tmp_path: Path) -> None:
@@ -103,7 +92,8 @@ def test_human_mode_through_stdin(tmp_path: Path) -> None:
 
 def test_human_quits_from_an_injected_stream(tmp_path: Path) -> None:
     shown = io.StringIO()
-    bench = AutoDEBenchmark(DATA, mode="human", human=HumanUser(io.StringIO("/quit\n"), shown))
+    bench = AutoDEBenchmark(dataset("autode"), mode="human",
+                            human=HumanUser(io.StringIO("/quit\n"), shown))
     with FakeOpenAIServer(human_mode_responder) as srv:
         client = ModelClient(get_model("openai/fake", base_url=srv.base_url, api_key="k"))
         store = RunStore(tmp_path / "run")

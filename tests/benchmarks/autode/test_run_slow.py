@@ -16,24 +16,23 @@ import time
 from pathlib import Path
 
 import pytest
+from support import data
+from support.data import dataset, needs
 
 from toolscore.benchmarks.autode import load_scripts
 from toolscore.benchmarks.autode.protocol import user_script
 from toolscore.models.local import llama_available
 from toolscore.types import GenerateConfig, Message
 
-ROOT = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets"))
-DATA = ROOT / "autode"
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not (DATA / "data_v1_2.jsonl").is_file(),
-                       reason=f"AutoDE data not found at {DATA} (set TOOLSCORE_DATA)"),
+    needs("autode"),
     pytest.mark.skipif(not llama_available(), reason="llama-cpp-python not installed"),
 ]
 
 
 def test_smollm2_as_assistant_and_user_agent(tmp_path: Path) -> None:
-    env = {**os.environ, "TOOLSCORE_DATA": str(ROOT), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    env = {**os.environ, "TOOLSCORE_DATA": str(data.ROOT), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "toolscore.cli", "run", "autode", "--mode", "dynamic",
@@ -56,7 +55,7 @@ def test_smollm2_user_agent_answers_a_question() -> None:
     from toolscore.models import ModelClient, get_model
     from toolscore.users import LLMUser
 
-    script = user_script(load_scripts(DATA)[0])
+    script = user_script(load_scripts(dataset("autode"))[0])
     user = LLMUser(ModelClient(get_model("local/smollm2"), role="user"),
                    GenerateConfig(max_tokens=48))
     dialogue = [Message(role="user", content=script.first_message),

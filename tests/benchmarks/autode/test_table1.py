@@ -1,20 +1,19 @@
 """Rescoring the released AutoDE runs reproduces the paper's Table 1 and its agreement figures.
 
 Expected numbers are typed from the paper (P / R / F1 and the "±" sample std over trials, ×100,
-two decimals). Data come from ``$TOOLSCORE_DATA/autode``; the tests skip when it is absent.
+two decimals), from the released data (see ``support.data``).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
+from support import data
+from support.data import dataset
 
 from toolscore.benchmarks.autode import score_table1, system_agreement, table1_agreement
 from toolscore.benchmarks.autode.rescore import RunMetrics, agreement
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "autode"
+DATA = data.path("autode")
 
 # (method, assistant): (P, R, F1, ± or None). Human runs have one trial and no "±".
 TABLE1 = {
@@ -42,9 +41,7 @@ LLAMA7B_USER_LLAMA70B_F1 = 11.86
 
 @pytest.fixture(scope="module")
 def table() -> dict[str, dict[str, RunMetrics]]:
-    if not (DATA / "data_v1_2.jsonl").is_file():
-        pytest.skip(f"AutoDE data not found at {DATA} (set TOOLSCORE_DATA)")
-    return score_table1(DATA)
+    return score_table1(dataset("autode"))
 
 
 def f2(x: float) -> str:

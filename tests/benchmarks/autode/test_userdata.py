@@ -4,13 +4,12 @@ one-line validation errors, and ``toolscore run autode --apis --scripts`` end to
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import toolscore
+from support.data import needs
 
 from toolscore.benchmarks.autode import load_api_docs, load_scripts
 from toolscore.benchmarks.autode.apidocs import check_arguments
@@ -18,7 +17,6 @@ from toolscore.data import DataError
 from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 from toolscore.types import Message, ToolCall
 
-ROOT = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets"))
 APIS: list[dict[str, Any]] = [
     {"name": "BookTable", "description": "Book a restaurant table.", "domain": "Life",
      "parameters": {
@@ -125,14 +123,7 @@ def responder(request: dict[str, Any]) -> dict[str, Any]:
                                prompt_tokens=prompt_tokens(request))
 
 
-def toolscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(XDG_CACHE_HOME=str(cwd / "xdg"), TOOLSCORE_DATA=str(ROOT), OPENAI_API_KEY="k")
-    return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
-@pytest.mark.skipif(not (ROOT / "autode").is_dir(), reason="AutoDE data not found")
+@needs("autode")
 def test_run_with_user_apis_and_scripts(tmp_path: Path) -> None:
     apis = write(tmp_path / "apis.yaml", YAML)
     scripts = tmp_path / "scripts.jsonl"
@@ -141,7 +132,7 @@ def test_run_with_user_apis_and_scripts(tmp_path: Path) -> None:
         done = toolscore("run", "autode", "--mode", "static", "--model", "openai/fake",
                          "--base-url", srv.base_url, "--apis", str(apis), "--scripts",
                          str(scripts), "--no-cache", "--json", "--out", str(tmp_path / "run"),
-                         cwd=tmp_path)
+                         cwd=tmp_path, env={"OPENAI_API_KEY": "k"})
         assert done.returncode == 0, done.stderr[-2000:]
         doc = json.loads(done.stdout)
         assert doc["metrics"]["exact"]["f1"] == 100.0 and doc["metrics"]["n_cases"] == 1
@@ -152,6 +143,7 @@ def test_run_with_user_apis_and_scripts(tmp_path: Path) -> None:
         scripts.write_text(json.dumps(bad) + "\n")
         done = toolscore("run", "autode", "--model", "openai/fake", "--base-url", srv.base_url,
                          "--apis", str(apis), "--scripts", str(scripts), "--no-cache",
-                         "--out", str(tmp_path / "run2"), cwd=tmp_path)
+                         "--out", str(tmp_path / "run2"), cwd=tmp_path,
+                         env={"OPENAI_API_KEY": "k"})
     assert done.returncode == 2
     assert "scripts.jsonl:1: API 'BookTable': field 'table' is not a parameter" in done.stderr

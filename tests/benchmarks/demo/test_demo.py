@@ -5,16 +5,23 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support.data import dataset, needs
 
 from toolscore.benchmarks import demo
 from toolscore.benchmarks.demo.plugins import ALL_TOOLS, PLUGINS
+from toolscore.benchmarks.tooltalk.data import (
+    Conversation,
+    load_conversations,
+    load_databases,
+    make_environment,
+)
+from toolscore.env.environment import Environment
 from toolscore.env.tool import CallRecord, MatchContext
 
-TOOLTALK = Path(__file__).resolve().parents[3].parent / "shared" / "datasets" / "tooltalk"
+ROOT = demo.data_dir()
 CONVERSATION_KEYS = {"name", "conversation_id", "suites_used", "apis_used", "scenario", "user",
                      "metadata", "conversation"}
 TOOLS = {t.name: t for t in ALL_TOOLS}
@@ -31,49 +38,60 @@ def _words_similarity(a: Any, b: Any) -> float:
 CTX = MatchContext(similarity=_words_similarity)
 
 
-def _calls(conversation: dict[str, Any]) -> list[CallRecord]:
-    return [CallRecord.from_dict(a) for turn in demo.ground_truth(conversation) for a in turn]
+def conversations(split: str = "all") -> list[Conversation]:
+    """The demo conversations, read by ToolTalk's own loader (the demo ships no loader)."""
+    return load_conversations(ROOT, split)  # type: ignore[arg-type]
+
+
+def environment(conversation: Conversation) -> Environment:
+    return make_environment(conversation, load_databases(ROOT), PLUGINS)
+
+
+def ground_truth(conversation: Conversation) -> list[list[CallRecord]]:
+    """The ground-truth calls of each assistant turn, in order."""
+    return [turn.apis for turn in conversation.turns if turn.role == "assistant"]
+
+
+def by_name(name: str) -> Conversation:
+    return next(c for c in conversations() if c.name == name)
 
 
 # -- data ------------------------------------------------------------------------------------------
-def test_conversations_load_in_tooltalk_format() -> None:
-    easy, hard = demo.load("easy"), demo.load("hard")
-    assert len(easy) == 4 and len(hard) == 2
-    assert [c["name"] for c in demo.load()] == [c["name"] for c in easy + hard]
-    for conv in easy + hard:
-        assert set(conv) == CONVERSATION_KEYS
-        assert conv["name"].startswith("demo-")
-        assert set(conv["metadata"]) >= {"location", "timestamp"}
-        datetime.strptime(conv["metadata"]["timestamp"], "%Y-%m-%d %H:%M:%S")
-        assert {"username", "email", "phone", "name", "password"} <= set(conv["user"])
-        assert "session_token" not in conv["user"]  # nothing in the demo needs a login
-        for turn in conv["conversation"]:
+def test_files_are_in_tooltalk_format() -> None:
+    files = sorted(ROOT.glob("easy/*.json")) + sorted(ROOT.glob("tooltalk/*.json"))
+    assert len(files) == 6
+    for path in files:
+        raw = json.loads(path.read_text())
+        assert set(raw) == CONVERSATION_KEYS, path.name
+        assert raw["name"] == path.stem
+        for turn in raw["conversation"]:
             assert turn["role"] in ("user", "assistant") and turn["text"]
             assert ("apis" in turn) == (turn["role"] == "assistant")
             for api in turn.get("apis", []):
                 assert set(api) == {"request", "response", "exception"}
                 assert set(api["request"]) == {"api_name", "parameters"}
-        calls = _calls(conv)
-        assert conv["apis_used"] == list(dict.fromkeys(c.name for c in calls))
-        assert set(conv["suites_used"]) == {TOOLS[c.name].plugin for c in calls}
-    assert all(len(_calls(c)) == 1 for c in easy)
-    assert all(len(_calls(c)) == 2 for c in hard)
-    assert demo.load("tooltalk") == hard
-    with pytest.raises(ValueError, match="known: easy, hard"):
-        demo.load("medium")
 
 
-def test_file_names_and_ids_are_unique() -> None:
-    root = demo.data_dir()
-    for split, folder in demo.SPLITS.items():
-        for path in (root / folder).glob("*.json"):
-            assert json.loads(path.read_text())["name"] == path.stem, split
-    ids = [c["conversation_id"] for c in demo.load()]
+def test_tooltalk_loader_reads_the_demo_folder() -> None:
+    easy, hard = conversations("easy"), conversations("hard")
+    assert len(easy) == 4 and len(hard) == 2
+    assert [c.name for c in conversations()] == [c.name for c in easy + hard]
+    for conv in easy + hard:
+        assert conv.name.startswith("demo-")
+        assert set(conv.metadata) >= {"location", "timestamp"}
+        datetime.strptime(conv.metadata["timestamp"], "%Y-%m-%d %H:%M:%S")
+        assert {"username", "email", "phone", "name", "password"} <= set(conv.user)
+        assert "session_token" not in conv.user  # nothing in the demo needs a login
+        assert conv.apis_used == list(dict.fromkeys(c.name for c in conv.calls))
+        assert set(conv.suites_used) == {TOOLS[c.name].plugin for c in conv.calls}
+    assert all(len(c.calls) == 1 for c in easy)
+    assert all(len(c.calls) == 2 for c in hard)
+    ids = [c.conversation_id for c in conversations()]
     assert len(set(ids)) == len(ids)
 
 
 def test_databases_belong_to_plugins() -> None:
-    dbs = demo.load_databases()
+    dbs = load_databases(ROOT)
     assert set(dbs) == {"Notes", "Shopping"}
     assert {d for p in PLUGINS for d in p.databases} == set(dbs)
     for key, note in dbs["Notes"].items():
@@ -82,27 +100,19 @@ def test_databases_belong_to_plugins() -> None:
         assert item["item_id"] == key
 
 
-def test_tooltalk_loader_reads_the_demo_folder() -> None:
-    data = pytest.importorskip("toolscore.benchmarks.tooltalk.data")
-    for split, n in (("easy", 4), ("hard", 2)):
-        assert len(data.load_conversations(demo.data_dir(), split)) == n
-    assert set(data.load_databases(demo.data_dir())) == {"Notes", "Shopping"}
-
-
 # -- ground truth reproduces exactly ---------------------------------------------------------------
-@pytest.mark.parametrize("conversation", demo.load(), ids=lambda c: c["name"])
-def test_every_ground_truth_call_reproduces(conversation: dict[str, Any]) -> None:
+@pytest.mark.parametrize("conversation", conversations(), ids=lambda c: c.name)
+def test_every_ground_truth_call_reproduces(conversation: Conversation) -> None:
     """The ToolTalk protocol: reset before each assistant turn, replay earlier turns' calls, then
     this turn's calls in order; each must return exactly what the file recorded."""
-    env = demo.make_environment(conversation)
-    turns = demo.ground_truth(conversation)
-    for k, apis in enumerate(turns):
+    env = environment(conversation)
+    turns = ground_truth(conversation)
+    for k, calls in enumerate(turns):
         env.reset()
         for earlier in turns[:k]:
-            for api in earlier:
-                env.call(api["request"]["api_name"], api["request"]["parameters"])
-        for api in apis:
-            truth = CallRecord.from_dict(api)
+            for call in earlier:
+                env.call(call.name, call.arguments)
+        for truth in calls:
             got = env.call(truth.name, truth.arguments)
             assert (got.response, got.exception) == (truth.response, truth.exception), truth.name
             assert got.arguments == truth.arguments
@@ -111,16 +121,16 @@ def test_every_ground_truth_call_reproduces(conversation: dict[str, Any]) -> Non
 
 
 def test_make_environment_uses_the_conversation_clock() -> None:
-    conv = next(c for c in demo.load() if c["name"] == "demo-create-note")
-    env = demo.make_environment(conv)
+    conv = by_name("demo-create-note")
+    env = environment(conv)
     note_id = env.call("CreateNote", {"title": "t", "text": "x"}).response["note_id"]
-    assert env.db("Notes")[note_id]["created"] == conv["metadata"]["timestamp"]
+    assert env.db("Notes")[note_id]["created"] == conv.metadata["timestamp"]
 
 
 # -- tools -----------------------------------------------------------------------------------------
 def test_tools_are_small_documented_and_used() -> None:
     assert 6 <= len(ALL_TOOLS) <= 8 and len(TOOLS) == len(ALL_TOOLS)
-    used = {c.name for conv in demo.load() for c in _calls(conv)}
+    used = {c.name for conv in conversations() for c in conv.calls}
     assert used == set(TOOLS)
     for t in ALL_TOOLS:
         assert t.description and not t.auth and t.equivalence is not None
@@ -134,7 +144,7 @@ def test_tools_are_small_documented_and_used() -> None:
 
 
 def test_tool_errors_are_messages() -> None:
-    env = demo.make_environment(demo.load()[0])
+    env = environment(conversations()[0])
     cases = {
         ("DeleteNote", "note_id", "n-0000"): "Note n-0000 not found",
         ("ConvertUnits", "to_unit", "kg"): "Cannot convert length to mass",
@@ -154,7 +164,7 @@ def test_tool_errors_are_messages() -> None:
 
 
 def test_tools_compute_what_they_say() -> None:
-    env = demo.make_environment(demo.load()[0])
+    env = environment(conversations()[0])
     assert env.call("ConvertUnits", {"value": 100, "from_unit": "Celsius",
                                      "to_unit": "degrees fahrenheit"}).response == \
         {"value": 212.0, "unit": "F"}
@@ -170,19 +180,17 @@ def test_tools_compute_what_they_say() -> None:
 
 # -- equivalence -----------------------------------------------------------------------------------
 def _record(conv_name: str, tool_name: str) -> CallRecord:
-    conv = next(c for c in demo.load() if c["name"] == conv_name)
-    return next(c for c in _calls(conv) if c.name == tool_name)
+    return next(c for c in by_name(conv_name).calls if c.name == tool_name)
 
 
 def _predict(conv_name: str, tool_name: str, arguments: dict[str, Any]) -> CallRecord:
     """Run a would-be prediction in the state the ground-truth call of that tool ran in."""
-    conv = next(c for c in demo.load() if c["name"] == conv_name)
-    env = demo.make_environment(conv)
-    for turn in demo.ground_truth(conv):
-        for api in turn:
-            if api["request"]["api_name"] == tool_name:
-                return env.call(tool_name, arguments)
-            env.call(api["request"]["api_name"], api["request"]["parameters"])
+    conv = by_name(conv_name)
+    env = environment(conv)
+    for call in conv.calls:
+        if call.name == tool_name:
+            return env.call(tool_name, arguments)
+        env.call(call.name, call.arguments)
     raise AssertionError(tool_name)
 
 
@@ -222,17 +230,21 @@ def _texts(conv: dict[str, Any]) -> list[str]:
     return [conv.get("scenario") or "", *(t["text"] for t in conv["conversation"])]
 
 
-@pytest.mark.skipif(not TOOLTALK.is_dir(), reason="the ToolTalk release is not beside the repo")
+@needs("tooltalk")
 def test_demo_text_is_our_own() -> None:
     """No sentence, id, user or tool of the demo comes from the ToolTalk release."""
-    theirs = [json.loads(p.read_text()) for p in sorted(TOOLTALK.glob("*/*.json"))
+    release = dataset("tooltalk")
+    theirs = [json.loads(p.read_text()) for p in sorted(release.glob("*/*.json"))
               if p.parent.name in ("easy", "tooltalk")]
     assert theirs
     their_text = "\n".join(t for c in theirs for t in _texts(c) if t).lower()
     their_tools = {a for c in theirs for a in c["apis_used"]}
     their_users = {c["user"]["username"] for c in theirs} | {c["user"]["name"] for c in theirs}
     their_ids = {c["conversation_id"] for c in theirs}
-    for conv in demo.load():
+    ours = [json.loads(p.read_text()) for p in sorted(ROOT.glob("*/*.json"))
+            if p.parent.name in ("easy", "tooltalk")]
+    assert len(ours) == 6
+    for conv in ours:
         for text in _texts(conv):
             if len(text.split()) < 4:  # "Thanks!" belongs to nobody
                 continue

@@ -5,21 +5,18 @@ response (except the documented annotation errors of the released data)."""
 from __future__ import annotations
 
 import asyncio
-import os
-from pathlib import Path
 
 import pytest
+from support.data import dataset, needs
+from support.tooltalk import ANNOTATION_ERRORS
 
 from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark
-from toolscore.benchmarks.tooltalk.known_issues import ANNOTATION_ERRORS
 from toolscore.models import get_model
 from toolscore.models.client import ModelClient
-from toolscore.runs.runner import RunOptions, execute_run
 from toolscore.records import RunStore
+from toolscore.runs.runner import RunOptions, execute_run
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
-pytestmark = pytest.mark.skipif(not (DATA / "databases").is_dir(),
-                                reason=f"ToolTalk data not found at {DATA} (set TOOLSCORE_DATA)")
+pytestmark = needs("tooltalk")
 
 
 def _embedder() -> str:
@@ -32,7 +29,7 @@ def _embedder() -> str:
 
 @pytest.fixture(scope="module")
 def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[ToolTalkBenchmark, RunStore]:
-    bench = ToolTalkBenchmark(DATA, embedder=_embedder())
+    bench = ToolTalkBenchmark(dataset("tooltalk"), embedder=_embedder())
     store = RunStore(tmp_path_factory.mktemp("oracle"))
     client = ModelClient(get_model("oracle"))
     summary = asyncio.run(execute_run(bench, client, store, RunOptions(max_concurrency=8,
@@ -77,7 +74,7 @@ def test_replayed_ground_truth_returns_recorded_responses(oracle_run) -> None:
 
 def test_default_shows_the_reference_documentation_defect_and_strict_fixes_it() -> None:
     def enums(strict: bool) -> dict[str, list[str]]:
-        bench = ToolTalkBenchmark(DATA, strict=strict, embedder="hashing")
+        bench = ToolTalkBenchmark(dataset("tooltalk"), strict=strict, embedder="hashing")
         spec = bench.shown_spec(bench.tools["CreateEvent"])
         return {k: v["enum"] for k, v in spec.parameters["properties"].items() if "enum" in v}
 

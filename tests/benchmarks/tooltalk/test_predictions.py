@@ -4,10 +4,9 @@ metrics."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
+from support.data import dataset
 
 from toolscore.benchmarks.tooltalk.predictions import (
     PredictionFormatError,
@@ -161,18 +160,11 @@ def test_turn_must_be_an_assistant_turn(tmp_path):
 
 
 # -- real data --------------------------------------------------------------------------------
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
-
-
 def test_real_conversations_round_trip_with_perturbations(tmp_path):
-    try:
-        from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS
-    except ImportError as e:
-        pytest.skip(f"ToolTalk tools not importable yet ({e})")
-    if not (DATA / "tooltalk").is_dir():
-        pytest.skip(f"ToolTalk data not found at {DATA} (set TOOLSCORE_DATA)")
+    from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS
+
     ctx = MatchContext(similarity=Similarity("hashing"))
-    files = read_predictions(DATA / "tooltalk")
+    files = read_predictions(dataset("tooltalk") / "tooltalk")
     items = []
     for n, f in enumerate(files):
         turns = [TurnCalls(t.turn, t.ground_truth, list(t.ground_truth), reply="ok")

@@ -6,10 +6,8 @@ Hand-computed cases use tiny tools defined here; the real-data cases need the To
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
+from support.data import dataset
 
 from toolscore.benchmarks.tooltalk.scoring import (
     BAD_CALL,
@@ -216,25 +214,19 @@ def test_similarity_texts_only_from_comparable_calls():
 
 
 # -- real data --------------------------------------------------------------------------------
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
 SPLITS = {"easy": "easy", "hard": "tooltalk"}
 
 
 def real_tools() -> dict[str, Tool]:
-    try:
-        from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS
-    except ImportError as e:
-        pytest.skip(f"ToolTalk tools not importable yet ({e})")
+    from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS
+
     return ALL_TOOLS
 
 
-def dataset(split: str):
+def released(split: str):
     from toolscore.benchmarks.tooltalk.predictions import read_predictions
 
-    folder = DATA / SPLITS[split]
-    if not folder.is_dir():
-        pytest.skip(f"ToolTalk data not found at {folder} (set TOOLSCORE_DATA)")
-    return read_predictions(folder)
+    return read_predictions(dataset("tooltalk") / SPLITS[split])
 
 
 def oracle(turns: list[TurnCalls]) -> list[TurnCalls]:
@@ -243,7 +235,7 @@ def oracle(turns: list[TurnCalls]) -> list[TurnCalls]:
 
 
 def test_dataset_shape():
-    easy, hard = dataset("easy"), dataset("hard")
+    easy, hard = released("easy"), released("hard")
     assert (len(easy), len(hard)) == (28, 50)
     counts = [sum(len(t.ground_truth) for t in f.turns) for f in easy + hard]
     assert sum(counts) == 266 and all(c == 1 for c in counts[:28])
@@ -253,7 +245,7 @@ def test_dataset_shape():
 @pytest.mark.parametrize("strict", [False, True])
 def test_ground_truth_scores_perfectly_against_itself(split, strict):
     tools = real_tools()
-    files = dataset(split)
+    files = released(split)
     sim = Similarity("hashing")
     ctx = MatchContext(similarity=sim, strict=strict)
     scores = []
@@ -271,7 +263,7 @@ def test_perturbed_predictions_give_hand_expected_metrics():
     tools = real_tools()
     ctx = MatchContext(similarity=Similarity("hashing"))
     checked = 0
-    for f in dataset("hard"):
+    for f in released("hard"):
         turns = oracle(f.turns)
         last = [t for t in turns if t.ground_truth][-1]
         # Drop the first call of the last evaluated turn and add a wrong (successful) action.

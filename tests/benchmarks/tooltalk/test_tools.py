@@ -7,18 +7,19 @@ any simulator of the released databases (annotators wrote them by hand: listings
 items of the released database, edited field values, ids that no generator draws, such as the
 same new id twice in one turn); they are listed in ``ANNOTATION_ERRORS`` with their kind, and for
 each the test checks that the scorer cannot tell the difference. The data lives outside the
-repository: ``$TOOLSCORE_DATA/tooltalk`` (default ``/work/shared/datasets/tooltalk``).
+repository (see ``support.data``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.data import dataset, needs
+from support.tooltalk import ANNOTATION_ERRORS, NOT_DRAWN
 
 from toolscore.benchmarks.tooltalk.data import (
     Conversation,
@@ -27,15 +28,10 @@ from toolscore.benchmarks.tooltalk.data import (
     load_databases,
     make_environment,
 )
-from toolscore.benchmarks.tooltalk.known_issues import ANNOTATION_ERRORS, NOT_DRAWN
 from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS, PLUGINS
 from toolscore.env.environment import Environment, Session
 from toolscore.env.tool import CallRecord, MatchContext
 from toolscore.types import ToolCall
-
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooltalk"
-needs_data = pytest.mark.skipif(not (DATA / "databases").is_dir(),
-                                reason=f"ToolTalk data not found at {DATA} (set TOOLSCORE_DATA)")
 
 ACTIONS = {"DeleteAccount", "UserLogin", "LogoutUser", "ChangePassword", "RegisterUser",
            "SendVerificationCode", "ResetPassword", "UpdateAccountInformation", "AddAlarm",
@@ -59,12 +55,12 @@ CTX = MatchContext(exact_similarity)
 
 @pytest.fixture(scope="module")
 def conversations() -> list[Conversation]:
-    return load_conversations(DATA, "all")
+    return load_conversations(dataset("tooltalk"), "all")
 
 
 @pytest.fixture(scope="module")
 def databases() -> dict[str, Any]:
-    return load_databases(DATA)
+    return load_databases(dataset("tooltalk"))
 
 
 def replay(conversation: Conversation, databases: dict[str, Any]):
@@ -83,13 +79,14 @@ def replay(conversation: Conversation, databases: dict[str, Any]):
 
 
 # -- the released data ----------------------------------------------------------------------------
-@needs_data
+@needs("tooltalk")
 def test_dataset_counts(conversations):
     easy = [c for c in conversations if c.split == "easy"]
     hard = [c for c in conversations if c.split == "hard"]
     assert (len(easy), len(hard)) == (28, 50)
-    assert [c.name for c in load_conversations(DATA, "easy")] == [c.name for c in easy]
-    assert [c.name for c in load_conversations(DATA, "hard")] == [c.name for c in hard]
+    for split, expected in (("easy", easy), ("hard", hard)):
+        loaded = load_conversations(dataset("tooltalk"), split)
+        assert [c.name for c in loaded] == [c.name for c in expected]
     calls = [call for c in conversations for call in c.calls]
     assert len(calls) == 266
     assert sum(ALL_TOOLS[c.name].action for c in calls) == 173
@@ -101,7 +98,7 @@ def test_dataset_counts(conversations):
                         "The password is incorrect.")]
 
 
-@needs_data
+@needs("tooltalk")
 def test_replay_reproduces_every_recorded_result(conversations, databases):
     exact, diverging, total = 0, {}, 0
     for conversation in conversations:
@@ -124,7 +121,7 @@ def test_replay_reproduces_every_recorded_result(conversations, databases):
             assert ANNOTATION_ERRORS[key] == NOT_DRAWN, key
 
 
-@needs_data
+@needs("tooltalk")
 def test_replayed_ground_truth_matches_itself(conversations, databases):
     """An assistant that makes exactly the ground-truth calls matches all 266 of them."""
     for conversation in conversations:
@@ -132,7 +129,7 @@ def test_replayed_ground_truth_matches_itself(conversations, databases):
             assert ALL_TOOLS[truth.name].equivalent(got, truth, CTX), (conversation.name, t, c)
 
 
-@needs_data
+@needs("tooltalk")
 def test_make_environment_applies_the_user(conversations, databases):
     by_name = {c.name: c for c in conversations}
     env = make_environment(by_name["ResetPassword-easy"], databases)

@@ -11,16 +11,14 @@ runs of one assistant are compared, and redundant questions counted, in :mod:`.a
 """
 
 from toolscore.benchmarks.autode.analysis import gap, load_run_dialogues, redundant_questions
-from toolscore.benchmarks.autode.apidocs import check_arguments
+from toolscore.benchmarks.autode.apidocs import ApiDoc, check_arguments, load_api_docs
 from toolscore.benchmarks.autode.data import (
-    ApiDoc,
     DataError,
     ResultFile,
     TrialRecord,
     Turn,
     UserScript,
     group_trials,
-    load_api_docs,
     load_results,
     load_scripts,
 )

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from toolscore.benchmarks.autode.data import ApiDoc, UserScript, load_results
+from toolscore.benchmarks.autode.apidocs import ApiDoc
+from toolscore.benchmarks.autode.data import UserScript, load_results
 from toolscore.benchmarks.autode.scoring import score_case
 from toolscore.stats import bootstrap_ci
 
@@ -83,11 +84,6 @@ def asking_sentences(text: str) -> list[str]:
     """The sentences of an assistant turn that ask the user something: a "?" or a request
     phrase ("please provide", "let me know", "I need to know")."""
     return [s for s in _SENTENCE.split(text) if _ASKING.search(s)]
-
-
-def is_question(text: str) -> bool:
-    """An assistant turn that asks the user something (see :func:`asking_sentences`)."""
-    return bool(asking_sentences(text))
 
 
 def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str, Any],

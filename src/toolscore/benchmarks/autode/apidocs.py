@@ -1,4 +1,5 @@
-"""API documents written by users, as JSON or YAML, in the same model as the released workbook.
+"""AutoDE's API documents: what the assistant is shown about each API, from the released workbook
+(``API_list.xlsx``) or from files written by users, and the check of a call against them.
 
 Users who bring their own APIs should not have to build an Excel sheet. A document file holds a
 list of APIs (or ``{"apis": [...]}``); each API has a ``name``, a ``description``, optionally
@@ -14,17 +15,43 @@ PyYAML is imported only for ``.yaml`` / ``.yml`` files (``pip install 'toolscore
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolscore.data import DataError, read_structured
 from toolscore.types import ToolSpec
 
+API_FILE = "API_list.xlsx"
+API_SHEET = "API list_2"
 DOC_SUFFIXES = (".json", ".yaml", ".yml")
 PARAMETER_TYPES = ("string", "boolean")
 _API_KEYS = {"name", "api", "description", "domain", "subdomain", "function", "parameters"}
 _PARAM_KEYS = {"name", "description", "required", "type", "enum"}
 
+
+@dataclass(frozen=True)
+class ApiDoc:
+    """One API document: where it sits in the taxonomy and what the assistant is shown."""
+
+    domain: str
+    subdomain: str
+    function: str
+    spec: ToolSpec
+    parameters_text: str = ""  # the cell as released, for prompts that show the document verbatim
+    row: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        return frozenset(self.spec.parameters.get("properties", {}))
+
+
+# -- documents written by users ------------------------------------------------------------------
 
 def _text(value: Any, where: str, field: str, *, required: bool = True) -> str:
     if value is None and not required:
@@ -102,11 +129,8 @@ def parameters_text(properties: dict[str, Any], required: list[str]) -> str:
     return "\n".join(lines)
 
 
-def load_api_doc_file(path: Path) -> list[Any]:
-    """The API documents (:class:`~toolscore.benchmarks.autode.data.ApiDoc`) of a JSON/YAML
-    file, in file order; names must be unique."""
-    from toolscore.benchmarks.autode.data import ApiDoc
-
+def load_api_doc_file(path: Path) -> list[ApiDoc]:
+    """The API documents of a JSON/YAML file, in file order; names must be unique."""
     path = Path(path)
     doc = read_structured(path)
     if isinstance(doc, dict) and "apis" in doc:
@@ -145,7 +169,126 @@ def load_api_doc_file(path: Path) -> list[Any]:
     return docs
 
 
-def check_arguments(doc: Any, arguments: dict[str, Any]) -> list[tuple[str, str]]:
+# -- the released workbook -------------------------------------------------------------------------
+API_COLUMNS = ("domain", "subdomain", "function", "api", "description", "parameters")
+_PARAM_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
+_FLAG = re.compile(r"\s*\((required|optional) slot\)\s*$")
+_BOOLEAN = re.compile(r"\bincluding True and False\b")
+_CLOSED_LIST = re.compile(r"\b(?:including|can be|supports)\s+(.+)$")
+_OPEN_ENDED = re.compile(r"\b(?:etc|e\.g|such as|like|usually|range|vague)\b", re.IGNORECASE)
+
+
+def _parameter_schema(description: str, enums: bool) -> dict[str, Any]:
+    """JSON schema of one parameter from its free-text description.
+
+    Booleans are the parameters documented as "including True and False" (the gold slots hold
+    JSON booleans for exactly these). An enum is read only from a closed list ("including A, B or
+    C", "can be A, B, C", "supports A or B") with no open-ended marker such as "etc." or "like".
+    """
+    if _BOOLEAN.search(description):
+        return {"type": "boolean", "description": description}
+    schema: dict[str, Any] = {"type": "string", "description": description}
+    match = _CLOSED_LIST.search(description)
+    if enums and match and not _OPEN_ENDED.search(description):
+        items = [s.strip() for s in re.split(r",\s*|\s+or\s+|\s+and\s+", match.group(1))]
+        if len(items) >= 2 and all(items) and not any(s.startswith(("a ", "an ")) for s in items):
+            schema["enum"] = items
+    return schema
+
+
+def parse_parameters(text: str, where: str, *, enums: bool = True) -> dict[str, Any]:
+    """The ``parameters`` cell (``name: description (required slot)`` lines) as a JSON schema.
+
+    Parameters marked neither required nor optional (e.g. ``deviceType``) are optional.
+    """
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for i, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        match = _PARAM_LINE.match(line)
+        if not match:
+            raise DataError(f"{where}: field 'parameters' line {i}: expected 'name: description'")
+        name, description = match.groups()
+        if name in properties:
+            raise DataError(f"{where}: field 'parameters' line {i}: {name!r} repeats")
+        flag = _FLAG.search(description)
+        if flag:
+            description = description[:flag.start()]
+            if flag.group(1) == "required":
+                required.append(name)
+        properties[name] = _parameter_schema(description, enums)
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _without_enums(doc: ApiDoc) -> ApiDoc:
+    properties = {k: {f: v for f, v in p.items() if f != "enum"}
+                  for k, p in doc.spec.parameters.get("properties", {}).items()}
+    spec = ToolSpec(doc.name, doc.spec.description, {**doc.spec.parameters,
+                                                     "properties": properties})
+    return ApiDoc(doc.domain, doc.subdomain, doc.function, spec, doc.parameters_text, doc.row)
+
+
+def load_api_docs(root: Path, *, enums: bool = True) -> list[ApiDoc]:
+    """The API documents of sheet ``API list_2`` in sheet order.
+
+    ``root`` is the dataset folder or the workbook. ``enums=False`` leaves every string parameter
+    unconstrained: a few gold slots lie outside their documented list (gold ``"train"`` where the
+    document lists ``"train ticket"``), so a provider that enforces enums could not produce them.
+    Needs openpyxl (``pip install 'toolscore[autode]'``). A ``.json`` / ``.yaml`` / ``.yml``
+    file holds documents written by users (see :func:`load_api_doc_file`).
+    """
+    path = Path(root)
+    path = path / API_FILE if path.is_dir() else path
+    if path.suffix.lower() in DOC_SUFFIXES:
+        user_docs = load_api_doc_file(path)
+        return user_docs if enums else [_without_enums(d) for d in user_docs]
+    try:
+        import openpyxl
+    except ImportError:
+        raise DataError(f"{path}: reading the API list needs openpyxl "
+                        "(pip install 'toolscore[autode]')") from None
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        if API_SHEET not in workbook.sheetnames:
+            raise DataError(f"{path}: no sheet {API_SHEET!r}")
+        rows = list(workbook[API_SHEET].iter_rows(values_only=True))
+    finally:
+        workbook.close()
+    header = tuple(str(c).strip() if c is not None else "" for c in rows[0]) if rows else ()
+    if header[:len(API_COLUMNS)] != API_COLUMNS:
+        raise DataError(f"{path}:{API_SHEET} row 1: expected columns {', '.join(API_COLUMNS)}")
+    docs: list[ApiDoc] = []
+    seen: dict[str, int] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if all(c is None for c in row):
+            continue
+        where = f"{path}:{API_SHEET} row {number}"
+        cells = dict(zip(API_COLUMNS, row, strict=False))
+        for key in API_COLUMNS[:5]:
+            if not isinstance(cells.get(key), str) or not cells[key].strip():
+                raise DataError(f"{where}: field {key!r} must be non-empty text")
+        name = cells["api"].strip()
+        if name in seen:
+            raise DataError(f"{where}: field 'api' {name!r} repeats row {seen[name]}")
+        seen[name] = number
+        params = cells.get("parameters")
+        if params is not None and not isinstance(params, str):
+            raise DataError(f"{where}: field 'parameters' must be text")
+        spec = ToolSpec(name, cells["description"].strip(),
+                        parse_parameters(params or "", where, enums=enums))
+        docs.append(ApiDoc(cells["domain"].strip(), cells["subdomain"].strip(),
+                           cells["function"].strip(), spec, params or "", number))
+    return docs
+
+
+# -- calls ----------------------------------------------------------------------------------------
+def check_arguments(doc: ApiDoc, arguments: dict[str, Any]) -> list[tuple[str, str]]:
     """What is wrong with ``arguments`` as a call of API ``doc``: ``(kind, message)`` pairs,
     kind ``unknown_parameter`` | ``missing_required`` | ``wrong_type``, each message naming the
     API and the field."""

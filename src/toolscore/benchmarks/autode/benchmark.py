@@ -17,8 +17,8 @@ import numpy as np
 
 from toolscore.benchmarks.autode import prompts, protocol
 from toolscore.benchmarks.autode.analysis import redundant_questions
-from toolscore.benchmarks.autode.apidocs import check_arguments
-from toolscore.benchmarks.autode.data import ApiDoc, UserScript, load_api_docs, load_scripts
+from toolscore.benchmarks.autode.apidocs import ApiDoc, check_arguments, load_api_docs
+from toolscore.benchmarks.autode.data import UserScript, load_scripts
 from toolscore.benchmarks.autode.rescore import REFUSAL_REASONS
 from toolscore.benchmarks.autode.scoring import (
     CaseScore,

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolscore.benchmarks.autode.apidocs import check_arguments
-from toolscore.benchmarks.autode.data import ApiDoc
+from toolscore.benchmarks.autode.apidocs import ApiDoc, check_arguments
 from toolscore.types import GenerateConfig, Message
 
 PROMPT_VERSION = "autode-generate-v1"

@@ -41,8 +41,7 @@ def user_script(script: AutoDEScript) -> UserScript:
     return UserScript(
         profile={"Character": script.character, "Background": script.background,
                  "Purpose": script.purpose},
-        facts=dict(script.slots), goal=script.api, first_message=script.initial_query,
-        history=tuple(t.to_message() for t in script.content))
+        facts=dict(script.slots), goal=script.api, first_message=script.initial_query)
 
 
 def as_turns(dialogue: Sequence[Message]) -> list[dict[str, str]]:

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from toolscore.benchmarks.autode.analysis import RunDialogues, question_stats
+from toolscore.benchmarks.autode.apidocs import ApiDoc
 from toolscore.benchmarks.autode.data import (
-    ApiDoc,
     DataError,
     TrialRecord,
     UserScript,

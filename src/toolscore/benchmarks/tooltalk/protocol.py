@@ -9,11 +9,9 @@ ground truth, so one early mistake does not cascade.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolscore.env.environment import Environment
-from toolscore.env.tool import CallRecord
 from toolscore.models.base import ContextLengthExceeded
 from toolscore.models.oracle import reference
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
@@ -41,15 +39,6 @@ def system_prompt(metadata: dict[str, Any]) -> str:
         f"Current time: {metadata.get('timestamp', 'unknown')}\n"
         f"Username: {user}"
     )
-
-
-@dataclass
-class TurnTruth:
-    """An assistant turn of the ground truth: its calls and its reply text."""
-
-    index: int
-    calls: list[CallRecord]
-    text: str
 
 
 def history_messages(turns: list[Any], upto: int) -> list[Message]:

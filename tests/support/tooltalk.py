@@ -4,7 +4,9 @@ databases can produce, by (file name, turn index, call index).
 Found by replaying every ground-truth call in protocol order: 235 of 266 calls reproduce exactly;
 these 31 do not, because the recorded result was edited by hand or predates later additions to
 the databases. Scoring is unaffected (every replayed call still matches its ground truth under
-its tool's rule), but anyone checking replay exactness needs this list.
+its tool's rule), but anyone checking replay exactness needs this list. It is knowledge about
+the released data that only the tests use (replay exactness in test_tools and test_oracle), so it
+lives with them.
 """
 
 from __future__ import annotations
