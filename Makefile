@@ -29,7 +29,7 @@ demo: install
 		echo "ToolTalk slice skipped: its data was not found; set TOOLSCORE_DATA=DIR (a folder holding tooltalk/) or run 'toolscore data tooltalk' where GitHub is reachable."; \
 	fi
 
-# headless Chromium for the HTML report's browser test (tests/test_report_html.py)
+# headless Chromium for the HTML report's browser test (tests/report/test_html.py)
 browser:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
 		|| echo "chromium could not be installed: the HTML browser test will be skipped"
