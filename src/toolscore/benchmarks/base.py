@@ -93,6 +93,12 @@ class Benchmark:
         """Build from a data folder (None when ``dataset`` is None) and an ``Options``."""
         raise NotImplementedError(f"{cls.__name__}.create")
 
+    @classmethod
+    def needs_dataset(cls, options: Any) -> bool:
+        """False when these options name all the data the run reads (e.g. ToolEval judging a
+        folder of answers or another run), so a missing released dataset is no error."""
+        return True
+
     def config(self) -> dict[str, Any]:
         """Everything that determines results besides the model: goes into run.json."""
         return {}

@@ -45,6 +45,8 @@ def make_benchmark(name: str, data: str | Path | None = None, *, download: bool 
         if data is not None:
             raise OptionError(f"benchmark {name!r} ships its own data; --data is not used")
         data_dir = None
+    elif data is None and not cls.needs_dataset(opts):
+        data_dir = None
     else:
         data_dir = find_dataset(cls.dataset, data, download=download)
     return cls.create(data_dir, opts)
