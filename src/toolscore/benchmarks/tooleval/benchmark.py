@@ -201,8 +201,11 @@ class ToolEvalBenchmark(Benchmark):
         return scoring.score_output(output, self.strict, self.seed)
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
-        return scoring.aggregate(records, strict=self.strict, seed=self.seed, votes=self.votes,
-                                 judge=None)
+        metrics = scoring.aggregate(records, strict=self.strict, seed=self.seed,
+                                    votes=self.votes, judge=None)
+        if self.judge_config is not None:
+            metrics["judge_config"] = self.judge_config.identity()
+        return metrics
 
     @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
