@@ -120,12 +120,14 @@ def aggregate(records: list[dict[str, Any]], *, strict: bool, seed: int, votes: 
 
 
 def usage(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The judge's tokens and calls over the records (cached replies counted as cached)."""
+    """The judge's tokens and calls over the records (cached replies counted as cached);
+    latency is left out, so a resumed run's scores.json equals an uninterrupted one's."""
     total = Usage()
     for r in records:
         total.add(Usage.from_dict(r.get("usage") or {}))
-    total.latency_s = round(total.latency_s, 3)
-    return total.to_dict()
+    out = total.to_dict()
+    out.pop("latency_s", None)
+    return out
 
 
 def headline(summary: dict[str, Any]) -> dict[str, Any]:
