@@ -79,7 +79,7 @@ def test_run_gives_the_numbers_of_pass_rate(tmp_path: Path) -> None:
     assert got["overall"] == want["overall"] and got["subsets"] == want["subsets"]
     assert got["overall"]["queries"] == 2 * PER_SUBSET
     # the run exercised what the rules are about: unsure outcomes and a spread over votes
-    outcomes = [o for r in run.records for o in r["scores"]["outcomes"]]
+    outcomes = [o for r in run.records for o in r["scores"]["votes"]]
     assert "unsure" in outcomes and got["overall"]["stable"]["std"] > 0
     assert (got["votes"], got["seed"], got["mode"]) == (4, 3, "reference")
     # the judge's tokens are the judge's, counted per record

@@ -240,7 +240,7 @@ class ToolEvalBenchmark(Benchmark):
         scores = record.get("scores") or {}
         passed = scores.get("passed")
         summary = "" if not scores else "judge error" if passed is None else \
-            ("pass" if passed else "fail") + f" ({', '.join(scores.get('outcomes') or [])})"
+            ("pass" if passed else "fail") + f" ({', '.join(scores.get('votes') or [])})"
         answer = output.get("answer")
         messages = [{"role": "user", "content": output.get("query", "")},
                     {"role": "assistant", "content": "(no answer)" if answer is None else

@@ -67,12 +67,13 @@ def coin_key(output: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def score_output(output: dict[str, Any], strict: bool, seed: int) -> dict[str, Any]:
-    """Per-sample scores: each judgement's outcome and reason, the reference rule's pass
-    (None when every judgement errored) and the stable score (mean of 1 / 0.5 / 0)."""
+    """Per-sample scores: ``votes``, each judgement's outcome (pass | fail | unsure | error),
+    and ``why``, its reason; the reference rule's ``passed`` (None when every judgement
+    errored) and the ``stable`` score (mean of 1 / 0.5 / 0)."""
     js = judgements(output, strict)
     outcomes = [j.outcome for j in js]
     scored = [SCORE[o] for o in outcomes if o != ERROR]
-    return {"outcomes": outcomes, "why": [j.why for j in js],
+    return {"votes": outcomes, "why": [j.why for j in js],
             "passed": reference_pass(outcomes, seed, coin_key(output)),
             "stable": sum(scored) / len(scored) if scored else None}
 
@@ -94,7 +95,7 @@ def query_result(record: dict[str, Any], strict: bool) -> QueryResult:
                                                    verdicts=[failed])], None)
     js = judgements(output, strict)
     scores = record.get("scores") or {}
-    for j, outcome in zip(js, scores.get("outcomes") or [], strict=False):
+    for j, outcome in zip(js, scores.get("votes") or [], strict=False):
         j.outcome = outcome  # the record's scores are the truth (rescoring rewrites them)
     return QueryResult(subset, qid, js, scores.get("passed"))
 

@@ -103,7 +103,7 @@ def load_side(path: Path, subset: list[str], per_subset: int | None) -> dict[tup
                 stored[(str(output["subset"]), str(output["query_id"]))] = {
                     "judgements": output.get("judgements") or [],
                     "gave_up": bool(output.get("gave_up")),
-                    "outcomes": scores.get("outcomes") or [], "passed": scores.get("passed")}
+                    "outcomes": scores.get("votes") or [], "passed": scores.get("passed")}
         answered = [s.data for s in bench.samples()]
         if subset:
             answered = [s for s in answered if s.subset in subset]
