@@ -97,6 +97,8 @@ class Benchmark:
                 raise OptionError(f"benchmark {cls.name!r} ships its own data; --data is not "
                                   "used")
             return None
+        if data is None and not cls.needs_dataset(options):
+            return None
         from toolscore.data import find_dataset
 
         return find_dataset(cls.dataset, data, download=download)
@@ -105,6 +107,12 @@ class Benchmark:
     def create(cls, data_dir: Path | None, options: Any) -> Benchmark:
         """Build from a data folder (None when ``dataset`` is None) and an ``Options``."""
         raise NotImplementedError(f"{cls.__name__}.create")
+
+    @classmethod
+    def needs_dataset(cls, options: Any) -> bool:
+        """False when these options name all the data the run reads (e.g. ToolEval judging a
+        folder of answers or another run), so a missing released dataset is no error."""
+        return True
 
     def config(self) -> dict[str, Any]:
         """Everything that determines results besides the model: goes into run.json."""

@@ -100,7 +100,7 @@ def test_cli_passrate_on_run_dir_with_judge_config(demo_run: Path, tmp_path: Pat
             f"name: demo-pass\nkind: tooleval-pass\nmodel: openai/fake\nbase_url: "
             f"{srv.base_url}\nvotes: 3\ntemperature: 0.2\n")
         done = toolscore("tooleval", "passrate", str(demo_run), "--judge-config", "judge.yaml",
-                         "--json", "--out", "v.jsonl", cwd=tmp_path)
+                         "--json", "--out", "judged", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     doc = json.loads(done.stdout)
     ident = load_judge_config(tmp_path / "judge.yaml").identity()
@@ -110,7 +110,9 @@ def test_cli_passrate_on_run_dir_with_judge_config(demo_run: Path, tmp_path: Pat
     assert doc["overall"]["queries"] == 6 and doc["overall"]["passed"] == 5
     assert doc["overall"]["pass_rate"] == pytest.approx(5 / 6)
     assert {r.get("temperature") for r in seen} == {0.2}
-    rows = [json.loads(x) for x in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert (tmp_path / doc["run_dir"]).resolve() == (tmp_path / "judged").resolve()
+    rows = [json.loads(x)["output"] for x in
+            (tmp_path / "judged" / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == 6 and {r["judge"] for r in rows} == {ident["id"]}
     assert {v["judge"] for r in rows for j in r["judgements"] for v in j["verdicts"]} == {
         ident["id"]}
@@ -185,12 +187,13 @@ def test_cli_winrate_between_two_runs_with_a_preference_judge(demo_run: Path,
         (tmp_path / "pref.yaml").write_text(f"name: pref\nkind: tooleval-pref\nmodel: "
                                             f"openai/fake\nbase_url: {srv.base_url}\nvotes: 1\n")
         done = toolscore("tooleval", "winrate", str(demo_run), str(demo_run), "--judge-config",
-                         "pref.yaml", "--json", "--out", "w.jsonl", cwd=tmp_path)
+                         "pref.yaml", "--json", "--out", "w", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     doc = json.loads(done.stdout)
     assert doc["judge"].startswith("pref (tooleval-pref, openai/fake")
     assert doc["judge_config"]["name"] == "pref"
     assert doc["overall"]["queries"] == 6 and doc["overall"]["ties"] == 6
     assert doc["overall"]["position_bias"]["first_shown_pick_rate"] == 1.0
-    rows = [json.loads(x) for x in (tmp_path / "w.jsonl").read_text().splitlines()]
+    rows = [json.loads(x)["output"] for x in
+            (tmp_path / "w" / "samples.jsonl").read_text().splitlines()]
     assert {r["judge"] for r in rows} == {doc["judge"]}

@@ -124,14 +124,15 @@ def test_cli_passrate_and_winrate_on_released_answers(tmp_path: Path) -> None:
         common = ("--judge", "openai/fake", "--base-url", srv.base_url, "--limit", "12",
                   "--votes", "1", "--json")
         done = toolscore("tooleval", "passrate", str(G1_TOOL.parent), "--subset", "G1_tool",
-                         *common, "--out", "v.jsonl", cwd=tmp_path)
+                         *common, "--out", "v", cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-2000:]
         rep = json.loads(done.stdout)
         win = toolscore("tooleval", "winrate", str(G1_TOOL.parent), str(tmp_path / "ref"),
                         "--subset", "G1_tool", *common, cwd=tmp_path)
         assert win.returncode == 0, win.stderr[-2000:]
         wdoc = json.loads(win.stdout)
-    rows = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    rows = [json.loads(line)["output"] for line in
+            (tmp_path / "v" / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == 12 and rep["overall"]["queries"] == 12
     finished = sum(r["judgements"][0]["why"] == "judged" for r in rows)
     # this judge solves every answer that is not "wrong", so every finished answer passes

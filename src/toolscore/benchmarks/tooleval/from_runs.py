@@ -144,11 +144,18 @@ def _autode_sample(record: dict[str, Any], benchmark: Any, method: str, subset: 
 
 
 def _benchmark(config: dict[str, Any]) -> Any:
-    from toolscore.benchmarks.registry import make_benchmark
+    """The judged run's benchmark, rebuilt from its run.json (its data folder and options; an
+    option its benchmark no longer takes, as 0.1.0 stored some, is left out)."""
+    import dataclasses
 
-    saved = dict(config.get("request") or {})
-    name = saved.get("benchmark") or config.get("benchmark")
-    return make_benchmark(name, saved.get("data"), **dict(saved.get("options") or {}))
+    from toolscore.benchmarks.registry import benchmark_class, make_benchmark
+
+    name = str(config.get("benchmark"))
+    cls = benchmark_class(name)
+    known = {f.name for f in dataclasses.fields(cls.Options)}
+    options = {k: v for k, v in dict(config.get("options") or {}).items() if k in known}
+    data = config.get("data") if cls.dataset is not None else None
+    return make_benchmark(name, data, download=False, **options)
 
 
 def load_run_report(run_dir: str | Path) -> tuple[list[Sample], dict[str, Any]]:

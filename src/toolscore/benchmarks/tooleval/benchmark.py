@@ -1,0 +1,257 @@
+"""ToolEval's pass rate as a benchmark: queries with a solution path as samples, the run's model
+as the judge, the reference and stable rules as the aggregate.
+
+The model under test produced its answers already (ToolBench's released answer files, raw
+answers, or another toolscore run); what a ToolEval run calls is the judge. So the run's
+``--model`` is the judge, each sample is judged ``votes`` times by
+:func:`~toolscore.benchmarks.tooleval.passrate.judge_once`, and every verdict (with its raw
+text) is stored in the record. Scoring reads only the record (:mod:`.scoring`), so rescoring,
+``-o strict=true`` and resuming are free, and the run gets the same report, compare and export
+as every other benchmark. Repeated epochs judge again with new vote numbers (new cache
+entries and coin flips), which is what the stable rule's spread over runs needs; each
+(query, epoch) then counts as one query of the aggregate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolscore.benchmarks.base import Benchmark, Column, Sample, option
+from toolscore.benchmarks.tooleval import scoring
+from toolscore.benchmarks.tooleval.data import Sample as Answered
+from toolscore.benchmarks.tooleval.data import ToolEvalDataError, load_answers
+from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run_report
+from toolscore.benchmarks.tooleval.judge import (
+    JUDGE_SEED,
+    MAX_TOKENS,
+    load_config,
+    prompts_sha256,
+    sample_judge,
+)
+from toolscore.benchmarks.tooleval.passrate import judge_once
+from toolscore.benchmarks.tooleval.prompts import answer_text
+
+RELEASED = Path("converted") / "gpt-3.5-turbo_CoT"  # the answers the dataset ships
+PASS_KINDS = ("tooleval-pass",)
+
+
+@dataclass
+class ToolEvalOptions:
+    answers: Path | None = option(
+        None, "Answers to judge: a folder of converted answer files (<subset>.json), raw "
+        "answers (G*_answer/), or a toolscore run directory (its transcripts become solution "
+        "paths). Default: the dataset's converted/gpt-3.5-turbo_CoT.")
+    subset: list[str] = option(list, "Only these subsets (repeatable), e.g. G1_tool.")
+    per_subset: int | None = option(None, "Only the first N queries of each subset.")
+    votes: int = option(4, "Judgements per query (the reference code's default).")
+    seed: int = option(0, "Seed of the reference rule's coin flips.")
+    strict: bool = option(False, "A give-up answer fails (the reference lets it pass when the "
+                          "judge calls the task unsolvable).")
+    temperature: float = option(0.7, "Judge sampling temperature (votes need variety).")
+    judge_config: Path | None = option(
+        None, "Judge configuration file (kind tooleval-pass): its template, temperature and "
+        "votes apply and its name labels every verdict; --model is the judge.")
+
+
+COLUMNS = [Column("queries", "queries", "count"), Column("errors", "errors", "count"),
+           Column("pass_rate", "pass rate"), Column("stable_mean", "stable mean"),
+           Column("stable_std", "stable std", "number")]
+
+
+class ToolEvalBenchmark(Benchmark):
+    """ToolEval (Qin et al. 2023, ToolBench): pass rate of solution paths by an LLM judge."""
+
+    name = "tooleval"
+    description = ("ToolEval (ToolBench): pass rate of solution paths, judged by the run's "
+                   "model (reference and stable rules)")
+    Options = ToolEvalOptions
+    dataset = "tooleval"
+    columns = COLUMNS
+
+    @classmethod
+    def needs_dataset(cls, options: Any) -> bool:
+        return options.answers is None
+
+    @classmethod
+    def create(cls, data_dir: Path | None, options: Any) -> ToolEvalBenchmark:
+        return cls(data_dir, options)
+
+    def __init__(self, data_dir: str | Path | None, options: ToolEvalOptions | None = None,
+                 ) -> None:
+        self.options = options or ToolEvalOptions()
+        if self.options.votes < 1:
+            raise ValueError(f"tooleval: option 'votes': must be at least 1, got "
+                             f"{self.options.votes}")
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.strict = self.options.strict
+        self.seed = self.options.seed
+        self._judge_config: Any = None
+        self._judge_loaded = False
+        self._samples: list[Sample] | None = None
+        self._notes: dict[str, Any] | None = None
+
+    # -- configuration -----------------------------------------------------------------------
+    @property
+    def source(self) -> Path:
+        """The answers judged: the option, or the released answers of the dataset."""
+        if self.options.answers is not None:
+            return Path(self.options.answers)
+        if self.data_dir is None:
+            raise ToolEvalDataError("tooleval", None, "answers", "no answers given and no "
+                                    "ToolEval dataset found (pass --answers DIR or --data DIR)")
+        return self.data_dir / RELEASED
+
+    @property
+    def judge_config(self) -> Any:
+        if not self._judge_loaded:
+            self._judge_config = load_config(self.options.judge_config, PASS_KINDS)
+            self._judge_loaded = True
+        return self._judge_config
+
+    @property
+    def votes(self) -> int:
+        cfg = self.judge_config
+        return (cfg.votes if cfg is not None and cfg.votes else None) or self.options.votes
+
+    @property
+    def temperature(self) -> float:
+        cfg = self.judge_config
+        return cfg.temperature if cfg is not None and cfg.temperature is not None else \
+            self.options.temperature
+
+    def config(self) -> dict[str, Any]:
+        cfg = self.judge_config
+        out: dict[str, Any] = {
+            "data_dir": None if self.data_dir is None else str(self.data_dir),
+            "answers": str(self.source), "subset": list(self.options.subset),
+            "per_subset": self.options.per_subset, "votes": self.votes, "seed": self.seed,
+            "strict": self.strict, "mode": self.mode_label(), "temperature": self.temperature,
+            "max_tokens": MAX_TOKENS, "judge_seed": JUDGE_SEED,
+            "prompts": f"toolscore's own wording (sha256 {prompts_sha256()})",
+        }
+        if cfg is not None:
+            out.update(judge_id=cfg.id, judge_config=cfg.identity())
+        if self._notes is not None:
+            out["source_run"] = self._notes
+        return out
+
+    def mode_label(self) -> str:
+        return "strict" if self.strict else "reference"
+
+    # -- samples -----------------------------------------------------------------------------
+    def samples(self) -> list[Sample]:
+        if self._samples is None:
+            answered = self._load()
+            samples = [Sample(f"{s.subset}/{s.query_id}", s, {"split": s.subset})
+                       for s in answered]
+            seen: set[str] = set()
+            for s in samples:
+                if s.id in seen:
+                    raise ToolEvalDataError(self.source, s.data.query_id, "query_id",
+                                            f"appears twice in subset {s.data.subset!r}")
+                seen.add(s.id)
+            self._samples = samples
+        return self._samples
+
+    def _load(self) -> list[Answered]:
+        source, subsets, limit = self.source, self.options.subset or None, \
+            self.options.per_subset
+        if not is_run_dir(source):
+            return load_answers(source, subsets, limit)
+        answered, self._notes = load_run_report(source)
+        if subsets is not None:
+            answered = [s for s in answered if s.subset in subsets]
+        if limit is not None:
+            taken: dict[str, int] = {}
+            kept = []
+            for s in answered:
+                taken[s.subset] = taken.get(s.subset, 0) + 1
+                if taken[s.subset] <= limit:
+                    kept.append(s)
+            answered = kept
+        return answered
+
+    def check(self) -> None:
+        """Bad answer files and a bad judge configuration fail here, before any judge call."""
+        _ = self.judge_config
+        if not self.samples():
+            raise ToolEvalDataError(self.source, None, "(answers)", "no queries to judge")
+
+    # -- protocol ----------------------------------------------------------------------------
+    async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
+        """``votes`` judgements of one answer; the task is judged for a give-up even when
+        scoring strictly, so the record can be scored under either rule."""
+        s: Answered = sample.data
+        judge = sample_judge(model, self.options.temperature, self.judge_config)
+        first = epoch * self.votes  # later epochs are new votes, not cache hits
+        js = [await judge_once(judge, s, first + v) for v in range(self.votes)]  # type: ignore[arg-type]
+        answer = s.answer
+        return {
+            "subset": s.subset, "query_id": s.query_id,
+            "key": [s.subset, s.query_id, *([epoch] if epoch else [])],
+            "query": s.query, "answer": None if answer is None else answer_text(answer),
+            "finished": bool(answer and answer.finished),
+            "gave_up": bool(answer and answer.finished and answer.gave_up),
+            "judge": judge.name, "judgements": [j.to_dict() for j in js],
+        }
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score(self, output: dict[str, Any], sample: Sample | None = None) -> dict[str, Any]:
+        return scoring.score_output(output, self.strict, self.seed)
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        metrics = scoring.aggregate(records, strict=self.strict, seed=self.seed,
+                                    votes=self.votes, judge=None)
+        if self.judge_config is not None:
+            metrics["judge_config"] = self.judge_config.identity()
+        return metrics
+
+    @classmethod
+    def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        if not isinstance(metrics.get("overall"), dict):
+            return {}
+        rows = {s: scoring.headline(m) for s, m in (metrics.get("subsets") or {}).items()}
+        rows["overall"] = scoring.headline(metrics["overall"])
+        return rows
+
+    @classmethod
+    def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
+        if not isinstance(metrics.get("overall"), dict):
+            return []
+        rules = metrics.get("rules") or scoring.RULES
+        lines = [f"reference rule ({metrics.get('mode', 'reference')} mode, seed "
+                 f"{metrics.get('seed')}): {rules['reference']}",
+                 f"stable rule: {rules['stable']}",
+                 f"judge: {metrics.get('judge')}, {metrics.get('votes')} votes per query; "
+                 "prompts: toolscore's own wording, not ToolEval's (verdict distributions "
+                 "differ from the paper's)"]
+        if metrics.get("mode") == "strict":
+            lines.append("strict: a give-up answer fails (the reference lets it pass when the "
+                         "judge calls the task unsolvable)")
+        causes = (metrics["overall"].get("error_causes") or {})
+        if causes:
+            lines.append("judge errors: " + ", ".join(f"{k} {v}" for k, v in causes.items()))
+        return lines
+
+    def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The query, the answer judged, and every verdict with its reason."""
+        output = record.get("output") if isinstance(record.get("output"), dict) else {}
+        scores = record.get("scores") or {}
+        passed = scores.get("passed")
+        summary = "" if not scores else "judge error" if passed is None else \
+            ("pass" if passed else "fail") + f" ({', '.join(scores.get('votes') or [])})"
+        answer = output.get("answer")
+        messages = [{"role": "user", "content": output.get("query", "")},
+                    {"role": "assistant", "content": "(no answer)" if answer is None else
+                     answer if output.get("finished") else f"(no Finish call) {answer}"}]
+        for i, j in enumerate(output.get("judgements") or []):
+            for v in j.get("verdicts") or []:
+                said = v.get("label") or f"error: {v.get('error')}"
+                messages.append({"role": "judge", "content": f"judgement {i + 1}, "
+                                 f"{v.get('template')}: {said}. {v.get('reason') or ''}".strip()})
+            if not j.get("verdicts"):
+                messages.append({"role": "judge", "content": f"judgement {i + 1}: "
+                                 f"{j.get('outcome')} ({j.get('why')}, no judge call)"})
+        return {"summary": summary, "messages": messages}

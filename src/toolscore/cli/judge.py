@@ -1,0 +1,68 @@
+"""``toolscore judge RUN_DIR``: apply a judge to an existing run (ToolTalk, demo, AutoDE...).
+
+The judgements are a run of their own beside the judged one, in
+``RUN_DIR/judgements/<name>/`` (see :mod:`toolscore.runs.judging`): judging again with the
+same settings finishes what is missing from cache, and ``toolscore report`` reads it like any
+run. Parse, call, print.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolscore.cli.common import UserErrors, emit_json, progress_wanted, stdout
+
+
+@click.command("judge")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--judge", "judge", default="tooleval-pass", show_default=True,
+              help="Judge to apply; tooleval-pass: did each transcript solve its task?")
+@click.option("--model", "-m", "model", default=None,
+              help="The judge's model, provider/model (default: --judge-config's).")
+@click.option("--base-url", "base_url", default=None,
+              help="OpenAI-compatible endpoint of the judge.")
+@click.option("--judge-config", "judge_config", type=click.Path(path_type=Path), default=None,
+              help="Judge configuration file (kind tooleval-pass): its model, template, "
+                   "temperature and votes apply, its name names the judgements.")
+@click.option("--name", "name", default=None,
+              help="Folder under RUN_DIR/judgements/ (default: the judge config's name, else "
+                   "the judge's).")
+@click.option("--votes", "votes", type=int, default=4, show_default=True,
+              help="Judgements per sample.")
+@click.option("--seed", "seed", type=int, default=0, show_default=True,
+              help="Seed of the reference rule's coin flips.")
+@click.option("--strict", "strict", is_flag=True,
+              help="A give-up answer fails (the reference lets it pass when the judge calls "
+                   "the task unsolvable).")
+@click.option("--temperature", "temperature", type=float, default=0.7, show_default=True,
+              help="Judge sampling temperature.")
+@click.option("--max-concurrency", "max_concurrency", type=int, default=8, show_default=True,
+              help="Samples judged at once.")
+@click.option("--timeout", "timeout", type=float, default=120.0, show_default=True,
+              help="Seconds per judge call before retrying.")
+@click.option("--cache", "cache", type=click.Path(path_type=Path), default=None,
+              help="Response cache file (SQLite; default ~/.cache/toolscore).")
+@click.option("--no-cache", "no_cache", is_flag=True, help="Do not cache judge responses.")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+def judge_command(run_dir: Path, judge: str, model: str | None, cache: Path | None,
+                  no_cache: bool, json_out: bool, **options: Any) -> None:
+    """Judge every finished sample of the run in RUN_DIR and print its pass rate."""
+    from toolscore.runs.judging import judge_run
+
+    with UserErrors():
+        run = judge_run(run_dir, judge, model, cache=None if no_cache else cache or "default",
+                        progress=progress_wanted(json_out), **options)
+    if json_out:
+        emit_json(run.to_dict())
+        return
+    from toolscore.report.tables import print_run_summary
+
+    console = stdout()
+    print_run_summary(console, run.config.to_dict(), run.metrics or {}, run.summary)
+    console.print(f"judgements: {run.path}", highlight=False, soft_wrap=True)
+
+
+COMMANDS = [judge_command]

@@ -1,0 +1,143 @@
+"""Judging as runs: ToolEval's pass-rate judge over answer files or over any existing run, and
+its win rate between two answer sets or runs, each written as a run directory.
+
+A judge is a scorer that can be applied to any run (DESIGN.md): judging a ToolTalk, demo or
+AutoDE run is evaluating the ``tooleval`` benchmark with that run as its answers, into
+``RUN_DIR/judgements/<judge name>/``. That nested directory is an ordinary run, so judging is
+resumable, cached, reportable and comparable, and judging again with the same settings only
+finishes what is missing. Settings that differ from those stored there are an error (judge
+under another ``name``), never a silent mix of two judges in one directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toolscore.benchmarks.base import options_to_json, parse_options
+from toolscore.benchmarks.registry import benchmark_class
+from toolscore.records import RunStore, RunStoreError
+from toolscore.runs.api import Run, default_run_dir, evaluate, resume
+
+PASS_JUDGE = "tooleval-pass"
+JUDGEMENTS = "judgements"
+
+
+def judge_model(judge: str | None, base_url: str | None, judge_config: str | Path | None,
+                kinds: tuple[str, ...]) -> tuple[str, str | None]:
+    """(model, base URL) of the judge: a configuration file's win over ``judge``."""
+    if judge_config is not None:
+        from toolscore.judges.registry import load_judge_config
+
+        cfg = load_judge_config(judge_config).require(*kinds)
+        assert cfg.model is not None  # an LLM kind always names its model
+        return cfg.model, cfg.base_url or base_url
+    if not judge:
+        raise ValueError("give --judge provider/model or --judge-config FILE")
+    return judge, base_url
+
+
+def _absolute(options: dict[str, Any]) -> dict[str, Any]:
+    """Paths made absolute, so the run can be resumed or rescored from any folder."""
+    return {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in options.items()}
+
+
+def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
+                       base_url: str | None = None, cache: str | Path | None = "default",
+                       timeout: float = 120.0, max_concurrency: int = 8,
+                       progress: bool = False, **options: Any) -> Run:
+    """A new run into ``out``, or, when ``out`` already holds a run of the same benchmark,
+    model and options, that run finished (from cache where it was judged before)."""
+    options = _absolute(options)
+    store = RunStore(out)
+    if not store.exists():
+        return evaluate(benchmark, model, out=out, base_url=base_url, cache=cache,
+                        timeout=timeout, max_concurrency=max_concurrency, progress=progress,
+                        **options)
+    stored = store.config()
+    wanted = options_to_json(parse_options(benchmark_class(benchmark).Options, options,
+                                           f"benchmark {benchmark!r}"))
+    if (stored.benchmark, stored.model, stored.options) != (benchmark, model, wanted):
+        changed = sorted(k for k in set(wanted) | set(stored.options)
+                         if wanted.get(k) != stored.options.get(k))
+        if stored.model != model:
+            changed.insert(0, "model")
+        raise RunStoreError(f"{store.path}: already holds a {stored.benchmark} run with other "
+                            f"settings ({', '.join(changed) or 'benchmark'}); choose another "
+                            "output (toolscore judge: --name)")
+    return resume(out, cache=cache, timeout=timeout, max_concurrency=max_concurrency,
+                  progress=progress)
+
+
+RUN_SETTINGS = ("cache", "timeout", "max_concurrency", "progress")
+
+
+def _run(benchmark: str, model: str, out: str | Path, base_url: str | None,
+         options: dict[str, Any]) -> Run:
+    """:func:`evaluate_or_resume` with run settings and benchmark options in one mapping."""
+    settings = {k: v for k, v in options.items() if k in RUN_SETTINGS}
+    bench_options = {k: v for k, v in options.items() if k not in RUN_SETTINGS}
+    return evaluate_or_resume(benchmark, model, out, base_url=base_url, **settings,
+                              **bench_options)
+
+
+def pass_rate(answers: str | Path, judge: str | None = None, *, base_url: str | None = None,
+              judge_config: str | Path | None = None, out: str | Path | None = None,
+              **options: Any) -> Run:
+    """ToolEval's pass rate of ``answers`` (answer files or a run directory), judged by
+    ``judge`` (or the model of ``judge_config``), as a ``tooleval`` run in ``out``.
+    ``options`` are the benchmark's (votes, seed, strict, subset, ...) and the run's (cache,
+    timeout, max_concurrency, progress)."""
+    model, url = judge_model(judge, base_url, judge_config, (PASS_JUDGE,))
+    if judge_config is not None:
+        options["judge_config"] = Path(judge_config)
+    return _run("tooleval", model, out or default_run_dir("tooleval", model), url,
+                {**options, "answers": Path(answers)})
+
+
+def judgements_dir(run_dir: str | Path, name: str) -> Path:
+    return Path(run_dir) / JUDGEMENTS / name
+
+
+def judge_run(run_dir: str | Path, judge: str = PASS_JUDGE, model: str | None = None, *,
+              base_url: str | None = None, judge_config: str | Path | None = None,
+              name: str | None = None, **options: Any) -> Run:
+    """Apply a judge to every finished sample of an existing run (any benchmark whose
+    records hold a transcript: ToolTalk, demo, AutoDE); the judgements are a run in
+    ``run_dir/judgements/<name>/`` (``name``: the judge configuration's name, else the
+    judge's). ``model`` judges (default: the configuration's model); ``options`` as for
+    :func:`pass_rate`."""
+    from toolscore.judges.registry import get_judge, load_judge_config
+
+    source = RunStore(run_dir)
+    source.config()  # a one-line error when it is not a run directory
+    if get_judge(judge).name != PASS_JUDGE:
+        raise ValueError(f"judge {judge!r} cannot be applied to a run's transcripts (only "
+                         f"{PASS_JUDGE!r} can)")
+    cfg = None if judge_config is None else load_judge_config(judge_config).require(PASS_JUDGE)
+    if model is None and cfg is None:
+        raise ValueError("give --model provider/model (the judge) or --judge-config FILE")
+    out = judgements_dir(run_dir, name or (cfg.name if cfg is not None else judge))
+    if model is None:
+        return pass_rate(source.path, judge_config=judge_config, base_url=base_url, out=out,
+                         **options)
+    if judge_config is not None:  # an explicit model judges, with the file's prompt and votes
+        options["judge_config"] = Path(judge_config)
+    return _run("tooleval", model, out, base_url, {**options, "answers": source.path})
+
+
+WINRATE = "tooleval-winrate"
+
+
+def win_rate(candidate: str | Path, reference: str | Path, judge: str | None = None, *,
+             base_url: str | None = None, judge_config: str | Path | None = None,
+             out: str | Path | None = None, **options: Any) -> Run:
+    """ToolEval's win rate of ``candidate`` against ``reference`` (answer files, runs, or
+    tooleval runs whose pass labels are reused) as a ``tooleval-winrate`` run in ``out``.
+    ``options`` are the benchmark's (votes, pref_votes, seed, strict, subset, ...) and the
+    run's (cache, timeout, max_concurrency, progress)."""
+    model, url = judge_model(judge, base_url, judge_config, ("tooleval-pref", PASS_JUDGE))
+    if judge_config is not None:
+        options["judge_config"] = Path(judge_config)
+    return _run(WINRATE, model, out or default_run_dir(WINRATE, model), url,
+                {**options, "candidate": Path(candidate), "reference": Path(reference)})

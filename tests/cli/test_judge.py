@@ -1,0 +1,112 @@
+"""``toolscore judge RUN_DIR``: ToolEval's pass-rate judge applied to a demo oracle run, its
+judgements a nested run that re-runs from cache, with one-line errors for what cannot be."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolscore
+from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
+from toolscore.types import Message
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["XDG_CACHE_HOME"] = str(cwd / "xdg-cache")
+    return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo") / "run"
+    toolscore.evaluate("demo", "oracle", embedder="hashing", cache=None, out=out)
+    return out
+
+
+def responder(seen: list[dict[str, Any]]) -> Any:
+    """Unsolved when the answer mentions "Deleted", else Solved; every task is solvable."""
+    def respond(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request)
+        user = request["messages"][1]["content"]
+        if '"task_status"' in user:
+            text = '{"reason": "r", "task_status": "Solvable"}'
+        else:
+            answer = user.split("Final answer given to the user:")[1]
+            label = "Unsolved" if "Deleted" in answer else "Solved"
+            text = f'{{"reason": "r", "answer_status": "{label}"}}'
+        return reply_to_completion(Message(role="assistant", content=text), prompt_tokens=3)
+    return respond
+
+
+def test_judge_a_demo_run_then_again_from_cache(demo_run: Path, tmp_path: Path) -> None:
+    seen: list[dict[str, Any]] = []
+    with FakeOpenAIServer(responder(seen)) as srv:
+        args = ("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
+                "--votes", "3", "--json")
+        first = cli(*args, cwd=tmp_path)
+        assert first.returncode == 0, first.stderr[-2000:]
+        asked = len(seen)
+        again = cli(*args, cwd=tmp_path)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert len(seen) == asked > 0  # finished judgements are kept: nothing asked again
+        shown = cli("judge", str(demo_run), "--model", "openai/fake", "--base-url",
+                    srv.base_url, "--votes", "3", cwd=tmp_path)
+    doc = json.loads(first.stdout)
+    out = demo_run / "judgements" / "tooleval-pass"
+    assert Path(doc["run_dir"]) == out and (out / "run.json").is_file()
+    metrics = doc["metrics"]
+    assert metrics["overall"]["queries"] == 6 and metrics["overall"]["passed"] == 5
+    assert metrics["overall"]["pass_rate"] == pytest.approx(5 / 6)
+    assert json.loads(again.stdout)["metrics"] == metrics
+    assert doc["config"]["options"]["answers"] == str(demo_run.resolve())
+    records = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert {r["id"] for r in records} == {f"demo/{r['id']}" for r in toolscore.load_run(
+        demo_run).records}
+    assert all(v["raw"] for r in records for j in r["output"]["judgements"]
+               for v in j["verdicts"])
+    # the judged run is untouched and its judgements read as a run
+    assert toolscore.load_run(demo_run).metrics == json.loads(
+        (demo_run / "scores.json").read_text())
+    assert toolscore.load_run(out).metrics == metrics
+    assert shown.returncode == 0 and "83.3%" in shown.stdout and str(out) in shown.stdout
+
+
+def test_judge_errors_are_one_line_exit_2(demo_run: Path, tmp_path: Path) -> None:
+    done = cli("judge", str(tmp_path / "nope"), "--model", "openai/fake", cwd=tmp_path)
+    assert done.returncode == 2 and "not a run directory" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    done = cli("judge", str(demo_run), "--judge", "acs-verify", "--model", "openai/fake",
+               cwd=tmp_path)
+    assert done.returncode == 2 and "cannot be applied" in done.stderr
+    done = cli("judge", str(demo_run), cwd=tmp_path)
+    assert done.returncode == 2 and "--model" in done.stderr
+    seen: list[dict[str, Any]] = []
+    with FakeOpenAIServer(responder(seen)) as srv:
+        base = ("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
+                "--name", "twice")
+        assert cli(*base, "--votes", "1", cwd=tmp_path).returncode == 0
+        other = cli(*base, "--votes", "2", cwd=tmp_path)
+    assert other.returncode == 2 and "other settings (votes)" in other.stderr
+
+
+def test_judge_config_names_the_judgements(demo_run: Path, tmp_path: Path) -> None:
+    seen: list[dict[str, Any]] = []
+    with FakeOpenAIServer(responder(seen)) as srv:
+        (tmp_path / "j.yaml").write_text(f"name: strict-pass\nkind: tooleval-pass\nmodel: "
+                                         f"openai/fake\nbase_url: {srv.base_url}\nvotes: 1\n"
+                                         "template: Grade strictly.\n")
+        done = cli("judge", str(demo_run), "--judge-config", "j.yaml", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    doc = json.loads(done.stdout)
+    assert Path(doc["run_dir"]) == demo_run / "judgements" / "strict-pass"
+    assert doc["metrics"]["judge"].startswith("strict-pass (tooleval-pass, openai/fake")
+    assert doc["metrics"]["votes"] == 1 and len(seen) > 0
+    assert {r["messages"][0]["content"] for r in seen} == {"Grade strictly."}
