@@ -74,10 +74,11 @@ def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
     return "".join(out)
 
 
-def confusion_matrix(counts: dict[tuple[str, str], int], title: str, limit: int = 24) -> str:
-    """Heat map of expected tool (rows) vs called tool (columns) over unmatched calls."""
+def heat_map(counts: dict[tuple[str, str], int], title: str, row_label: str,
+             col_label: str, limit: int = 24) -> str:
+    """Heat map of counts per (row, column) label, e.g. expected tool vs tool called."""
     if not counts:
-        return f'<p class="muted">{_e(title)}: no unmatched calls.</p>'
+        return f'<p class="muted">{_e(title)}: nothing to show.</p>'
     row_tot: dict[str, int] = {}
     col_tot: dict[str, int] = {}
     for (r, c), n in counts.items():
@@ -94,7 +95,7 @@ def confusion_matrix(counts: dict[tuple[str, str], int], title: str, limit: int 
            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
            f'<title>{_e(title)}</title>',
            f'<text x="4" y="16" class="ptitle">{_e(title)}</text>',
-           f'<text x="4" y="{top - 6}" class="tick">expected ↓ / called →</text>']
+           f'<text x="4" y="{top - 6}" class="tick">{_e(row_label)} ↓ / {_e(col_label)} →</text>']
     for j, c in enumerate(cols):
         x = left + j * cell + cell / 2
         out.append(f'<text transform="translate({x + 4:.1f},{top - 6}) rotate(-60)" '
@@ -112,7 +113,7 @@ def confusion_matrix(counts: dict[tuple[str, str], int], title: str, limit: int 
             alpha = 0.15 + 0.85 * n / peak
             out.append(f'<rect x="{left + j * cell}" y="{y}" width="{cell - 1}" '
                        f'height="{cell - 1}" fill="#b8474b" fill-opacity="{alpha:.2f}">'
-                       f'<title>{_e(f"expected {r}, called {c}: {n}")}</title></rect>'
+                       f'<title>{_e(f"{row_label} {r}, {col_label} {c}: {n}")}</title></rect>'
                        f'<text x="{left + j * cell + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}" '
                        f'class="cellnum" text-anchor="middle">{n}</text>')
     out.append("</svg>")
