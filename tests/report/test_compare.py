@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from toolscore.cli import app
-from toolscore.report.compare import compare_runs, config_warnings
 from toolscore.records import RunStore
+from toolscore.report.compare import compare_runs, config_warnings
 from toolscore.stats.paired import (
     binom_two_sided,
     mcnemar_exact,

@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
+from toolscore.records import SCORES_FILE, RunStore
 from toolscore.report.html import render_html, write_html
 from toolscore.report.html_template import json_for_script
 from toolscore.runs.api import evaluate
-from toolscore.records import SCORES_FILE, RunStore
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

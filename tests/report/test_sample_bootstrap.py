@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from toolscore.benchmarks.base import Benchmark
+from toolscore.records import RunStore
 from toolscore.report import intervals
 from toolscore.report.compare import compare_runs
-from toolscore.records import RunStore
 from toolscore.stats import bootstrap_ci
 from toolscore.stats.paired import paired_bootstrap_diff
 

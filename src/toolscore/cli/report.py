@@ -133,28 +133,15 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
 )
 @click.option("--seed", "seed", type=int, default=0, help="Bootstrap seed.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
-def compare(
-    run_a: Path,
-    run_b: Path,
-    metric: list[str] | None,
-    test: str,
-    resamples: int,
-    seed: int,
-    json_out: bool,
-) -> None:
+def compare(run_a: Path, run_b: Path, metric: list[str] | None, test: str, resamples: int,
+            seed: int, json_out: bool) -> None:
     """Paired comparison of two runs: the benchmark's headline metrics and the per-sample
     scores, with differences, CIs, tests, flipped samples and warnings."""
     from toolscore.report.compare import compare_runs
 
     try:
-        result = compare_runs(
-            run_a,
-            run_b,
-            metrics=metric or None,
-            continuous_test=test,
-            n_resamples=resamples,
-            seed=seed,
-        )
+        result = compare_runs(run_a, run_b, metrics=metric or None, continuous_test=test,
+                              n_resamples=resamples, seed=seed)
     except USER_ERRORS as e:
         _fail(str(e))
         return
@@ -341,7 +328,8 @@ def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
     "prices_file",
     type=click.Path(path_type=Path),
     default=None,
-    help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost per role. Models not in it are listed as unpriced.",
+    help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost "
+    "per role. Models not in it are listed as unpriced.",
 )
 def report(
     run_dir: Path, seed: int, json_out: bool, html_out: Path | None, prices_file: Path | None

@@ -93,40 +93,44 @@ def _roles_line(doc: dict[str, Any]) -> str:
 def _published(benchmark: str, metrics: dict[str, Any] | None) -> str:
     """The benchmark's own headline table, exactly as the terminal report prints it."""
     if not metrics:
-        return ("<h2>Published metrics</h2><p class=\"muted\">no scores.json (run `toolscore "
+        return ("<h2>Benchmark metrics</h2><p class=\"muted\">no scores.json (run `toolscore "
                 "score` on this run).</p>")
     columns, rows = headline(benchmark, metrics)
     body = [[esc(group), *(esc(fmt(m.get(c.key), c.kind)) for c in columns)]
             for group, m in rows.items()]
-    return ("<h2>Published metrics</h2><p class=\"muted\">as the benchmark aggregates them "
+    return ("<h2>Benchmark metrics</h2><p class=\"muted\">as the benchmark aggregates them "
             "(scores.json).</p>" + _table(["group", *(c.title for c in columns)], body))
 
 
 def _intervals(intervals: dict[str, Any], counts: dict[str, Any]) -> str:
+    """One row per headline metric, one column per split, and the metric's definition."""
     head = intervals["splits"]
     labels = list(dict.fromkeys(m["label"] for rows in head.values() for m in rows))
     if not labels:
         return ""
-    rows = []
-    for split, metrics in head.items():
-        by = {m["label"]: m for m in metrics}
+    defs = {m["label"]: m["definition"] for rows in head.values() for m in rows}
+    columns = ["metric"]
+    for split in head:
         c = counts.get(split, {})
-        cells = [esc(split), str(c.get("samples", "-")), str(c.get("errors", "-"))]
-        for label in labels:
-            m = by.get(label)
+        columns.append(f"{split} ({c.get('samples', '-')} samples, {c.get('errors', '-')} "
+                       "errors)")
+    rows = []
+    for label in labels:
+        cells = [esc(label)]
+        for metrics in head.values():
+            m = next((x for x in metrics if x["label"] == label), None)
             cells.append("-" if m is None else
                          f'{_value(m["value"], m["kind"])} <span class="ci">['
                          f'{_value(m["low"], m["kind"])}, {_value(m["high"], m["kind"])}]'
                          "</span>")
-        rows.append(cells)
-    defs = {m["label"]: m["definition"] for rows_ in head.values() for m in rows_}
+        rows.append([*cells, f'<span class="muted">{esc(defs[label])}</span>'])
     what = ("samples, each with all its epochs (epochs of one sample are not independent)"
             if intervals["resampled"] == "samples" else "(sample, epoch) records")
     return ("<h2>Headline metrics with intervals</h2><p class=\"muted\">each metric as the "
-            "benchmark defines it (" + esc("; ".join(f"{k}: {v}" for k, v in defs.items()))
-            + f"); in brackets the 95% percentile bootstrap interval, resampling {what} "
-            "(ratios of sums resampled as such).</p>"
-            + _table(["split", "samples", "errors", *labels], rows))
+            "benchmark defines it over per-record scores; in brackets the 95% percentile "
+            f"bootstrap interval, resampling {what} (ratios of sums resampled as such).</p>"
+            + _table([*columns, "definition"], rows,
+                     frozenset({0, len(columns)})))
 
 
 def _breakdown(b: dict[str, Any]) -> str:

@@ -21,6 +21,17 @@ def _ok(x: Any) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x)
 
 
+def _wrap(text: str, width: float) -> list[str]:
+    """Words of ``text`` in lines of at most ``width`` characters (a long word stays whole)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
 def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
     """Grouped bars (one group per metric, one bar per split) with 95% CI whiskers, 0-100%."""
     splits = list(groups)
@@ -28,9 +39,11 @@ def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
     if not labels:
         return ""
     bar, gap, left, top, height = 16, 18, 44, 28, 170
-    group_w = max(bar * len(splits) + gap, 70)
+    longest = max(len(w) for label in labels for w in str(label).split()) if labels else 0
+    group_w = max(bar * len(splits) + gap, 70, int(6.5 * longest) + 8)
+    wrapped = {label: _wrap(str(label), max(group_w // 6.5, longest)) for label in labels}
     width = left + group_w * len(labels) + 10
-    legend_y = top + height + 48
+    legend_y = top + height + 24 + 12 * max(len(w) for w in wrapped.values())
     out = [f'<svg class="plot" role="img" width="{width}" height="{legend_y + 18}" '
            f'viewBox="0 0 {width} {legend_y + 18}" xmlns="http://www.w3.org/2000/svg">',
            f'<title>{_e(title)}</title>',
@@ -61,8 +74,8 @@ def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
                 out.append(f'<path d="M{cx:.1f} {y1:.1f}V{y2:.1f}M{cx - 4:.1f} {y1:.1f}'
                            f'h8M{cx - 4:.1f} {y2:.1f}h8" class="whisker"/>')
         cx = x0 + bar * len(splits) / 2
-        lines = "".join(f'<tspan x="{cx:.1f}" dy="{0 if k == 0 else 12}">{_e(word)}</tspan>'
-                        for k, word in enumerate(str(label).split(" ", 1)))
+        lines = "".join(f'<tspan x="{cx:.1f}" dy="{0 if k == 0 else 12}">{_e(line)}</tspan>'
+                        for k, line in enumerate(wrapped[label]))
         out.append(f'<text x="{cx:.1f}" y="{top + height + 16}" class="tick" '
                    f'text-anchor="middle">{lines}</text>')
     for si, split in enumerate(splits):

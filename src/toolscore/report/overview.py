@@ -113,6 +113,7 @@ def overview_of(run_dir: Path, config: dict[str, Any], records: list[dict[str, A
                        "splits": {s: repeat_summary(o, seed=seed) for s, o in groups.items()}}
     roles = usage_by_role(records, epochs)
     models = role_models(config)
+    breakdowns = [breakdown_dict(b) for b in view.breakdowns(records)]  # may set view.note
     return {
         "run_dir": str(run_dir),
         "benchmark": config.get("benchmark"),
@@ -130,7 +131,7 @@ def overview_of(run_dir: Path, config: dict[str, Any], records: list[dict[str, A
                       "seed": seed, "splits": headline(
                           records, metrics, view.interval_metrics(ok),
                           n_resamples=n_resamples, seed=seed)},
-        "breakdowns": [breakdown_dict(b) for b in view.breakdowns(records)],
+        "breakdowns": breakdowns,
         "counts": _split_counts(records),
         "repeats": repeats,
         "usage": _usage(records, roles, epochs),

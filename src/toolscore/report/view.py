@@ -60,7 +60,7 @@ class RunView:
             return []
 
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
-        """The benchmark's view of one record; ``{"error": ...}`` if its hook raised."""
+        """The benchmark's view of one record; ``{"view_error": ...}`` if its hook raised."""
         try:
             view = self.bench.record_view(record)
             return view if isinstance(view, dict) else {}
