@@ -18,6 +18,7 @@ from report.test_html import CHROMIUM, VISIBLE, Browser
 
 from toolscore.records import RunStore
 from toolscore.report.compare import compare_runs
+from toolscore.report.export import run_rows
 from toolscore.report.html import render_html, write_html
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
@@ -64,6 +65,9 @@ def test_report_names_mode_and_user_and_gives_autode_figures(runs: tuple[Path, P
     assert sum(r["records"] for r in tables["Per API"]["rows"]) == 2 * CASES
     assert tables["Endings"]["rows"][0]["ending"] == "API call"
     assert doc["repeats"]["metric"] == "exact_match"
+    columns, rows = run_rows(runs[0])  # export: every scalar score, nested views left out
+    assert {"f1", "exact_match", "ending"} <= set(columns) and "normalised" not in columns
+    assert len(rows) == 2 * CASES
 
 
 def test_html_shows_each_dialogue_and_its_call(runs: tuple[Path, Path]) -> None:

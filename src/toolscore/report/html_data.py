@@ -17,6 +17,7 @@ import numpy as np
 from toolscore.report.intervals import split_of
 from toolscore.report.view import RunView
 
+
 def failed(record: dict[str, Any], metric: str | None) -> bool:
     """An errored record, or one whose primary pass/fail score is false."""
     if record.get("status") != "ok":

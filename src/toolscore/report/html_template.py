@@ -86,7 +86,8 @@ JS = """
   });
   function facetOk(s) {
     return facetSels.every(function (sel) {
-      var values = s.facets[sel.dataset.facet] || [];
+      var name = sel.dataset.facet;
+      var values = Object.prototype.hasOwnProperty.call(s.facets, name) ? s.facets[name] : [];
       return !sel.value || values.indexOf(sel.value) >= 0;
     });
   }
