@@ -39,8 +39,8 @@ def permutation_test(groups: list[str], a: tuple[np.ndarray, ...], b: tuple[np.n
                      stat: Callable[..., float], *, n_resamples: int, seed: int) -> PairedTest:
     """Paired permutation test of ``stat(b) - stat(a)``: each sample's rows swap sides with
     probability 1/2 (all its epochs together); p = (1 + #{|null| >= |observed|}) / (1 + n)."""
-    labels = list(dict.fromkeys(groups))
-    index = np.array([labels.index(g) for g in groups])
+    labels = {g: i for i, g in enumerate(dict.fromkeys(groups))}
+    index = np.array([labels[g] for g in groups])
     observed = stat(*b) - stat(*a)
     if not np.isfinite(observed):
         return PairedTest("permutation", float("nan"), float("nan"), len(groups))
