@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from toolscore.cli import app
-from toolscore.report.compare import compare_runs, config_warnings
 from toolscore.records import RunStore
+from toolscore.report.compare import compare_runs, config_warnings
 from toolscore.stats.paired import (
     binom_two_sided,
     mcnemar_exact,
@@ -88,7 +88,7 @@ def test_compare_reports_exactly_the_planted_flips(runs: tuple[Path, Path]) -> N
 
 
 def test_success_uses_exact_mcnemar_matching_scipy(runs: tuple[Path, Path]) -> None:
-    row = compare_runs(*runs)["metrics"][0]
+    row = compare_runs(*runs)["per_sample"][0]
     assert row["metric"] == "success" and row["kind"] == "binary"
     assert row["test"] == "mcnemar-exact"
     expected = sps.binomtest(len(GAINED), len(GAINED) + len(LOST), 0.5).pvalue
@@ -100,14 +100,14 @@ def test_success_uses_exact_mcnemar_matching_scipy(runs: tuple[Path, Path]) -> N
 
 
 def test_continuous_score_uses_wilcoxon_matching_scipy(runs: tuple[Path, Path]) -> None:
-    rows = {r["metric"]: r for r in compare_runs(*runs)["metrics"]}
+    rows = {r["metric"]: r for r in compare_runs(*runs)["per_sample"]}
     soft = rows["soft_success"]
     a, b = ([r["scores"]["soft_success"] for r in RunStore(run).records()] for run in runs)
     assert soft["kind"] == "continuous" and soft["rate"] is True
     assert soft["p_value"] == pytest.approx(sps.wilcoxon(np.array(b) - np.array(a)).pvalue)
     assert "outcomes" not in rows  # nested scores are not compared
     assert rows["matches"]["rate"] is False  # an integer score is a count
-    sign = {r["metric"]: r for r in compare_runs(*runs, continuous_test="sign")["metrics"]}
+    sign = {r["metric"]: r for r in compare_runs(*runs, continuous_test="sign")["per_sample"]}
     assert sign["soft_success"]["test"] == "sign"
 
 
@@ -132,7 +132,7 @@ def test_config_differences_are_warned() -> None:
                                               "strict": True, "judge": "gpt"}}
     warnings = config_warnings(CONFIG, changed)
     groups = [w.split(" differs")[0] for w in warnings]
-    assert groups == ["dataset", "embedder", "strict mode", "judge"]
+    assert groups == ["dataset", "embedder", "mode", "judge"]
     assert config_warnings(CONFIG, CONFIG) == []
 
 
@@ -142,7 +142,7 @@ def test_cli_compare_json_and_table(runs: tuple[Path, Path]) -> None:
     assert done.exit_code == 0, done.output
     doc = json.loads(done.stdout)
     assert {f["id"] for f in doc["flips"]["fail_a_pass_b"]} == GAINED
-    assert doc["metrics"][0]["metric"] == "success"
+    assert doc["per_sample"][0]["metric"] == "success"
     table = cli.invoke(app, ["compare", str(runs[0]), str(runs[1]), "--metric", "success"])
     assert table.exit_code == 0 and "mcnemar-exact" in table.stdout
     missing = cli.invoke(app, ["compare", str(runs[0]), str(runs[0].parent / "nope")])

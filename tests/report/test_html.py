@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
+from toolscore.records import SCORES_FILE, RunStore
 from toolscore.report.html import render_html, write_html
 from toolscore.report.html_template import json_for_script
 from toolscore.runs.api import evaluate
-from toolscore.records import SCORES_FILE, RunStore
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -195,6 +195,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
 
 
 VISIBLE = "Array.from(document.querySelectorAll('details.sample')).filter(d => !d.hidden)"
+TOOL_SELECT = "document.querySelector('#f-facets select[data-facet=\"tool\"]')"
+ERROR_SELECT = "document.querySelector('#f-facets select[data-facet=\"error type\"]')"
 
 
 # -- tests ------------------------------------------------------------------------------------
@@ -238,13 +240,13 @@ def test_report_renders_and_filters_failed(browser: Browser, mixed_run: Path,
         "document.getElementById('f-count').textContent")
 
     browser.js("document.getElementById('f-failed').click()")
-    tool = browser.js("document.querySelectorAll('#f-tool option')[1].value")
-    browser.js("var s = document.getElementById('f-tool'); s.selectedIndex = 1;"
+    tool = browser.js(f"{TOOL_SELECT}.options[1].value")  # the benchmark's "tool" facet
+    browser.js(f"var s = {TOOL_SELECT}; s.selectedIndex = 1;"
                "s.dispatchEvent(new Event('change'))")
     shown = browser.js(f"{VISIBLE}.map(d => d.id)")
     assert 0 < len(shown) < total
     data = json.loads(browser.js("document.getElementById('report-data').textContent"))
-    assert all(tool in data["samples"][int(i[2:])]["tools"] for i in shown)
+    assert all(tool in data["samples"][int(i[2:])]["facets"]["tool"] for i in shown)
     assert browser.errors() == []
 
 
@@ -261,10 +263,10 @@ def test_model_text_is_shown_never_run(browser: Browser, hostile_run: Path,
     text = browser.js("document.body.innerText")
     for payload in PAYLOADS:
         assert payload in text
-    options = browser.js("Array.from(document.querySelectorAll('#f-tool option, #f-error option'))"
+    options = browser.js("Array.from(document.querySelectorAll('#f-facets option'))"
                          ".map(o => o.textContent)")
     assert PAYLOADS[1] in options and HOSTILE in options
-    browser.js("var s = document.getElementById('f-error');"
+    browser.js(f"var s = {ERROR_SELECT};"
                "s.value = Array.from(s.options).map(o => o.value).find(v => v.includes('pwned'));"
                "s.dispatchEvent(new Event('change'))")
     assert browser.js(f"{VISIBLE}.length") == 1
@@ -273,18 +275,21 @@ def test_model_text_is_shown_never_run(browser: Browser, hostile_run: Path,
 
 
 def test_breakdowns_locate_the_injected_misses(mixed_run: Path) -> None:
-    from toolscore.report import html_data
+    from toolscore.report.intervals import headline
+    from toolscore.report.view import run_view
 
     records = list(RunStore(mixed_run).latest().values())
-    tools = html_data.tool_breakdown(records, html_data.plugin_lookup("demo", []))
+    view = run_view(RunStore(mixed_run).read_config())
+    assert view.rebuilt and view.note is None
+    tables = {b.title: b for b in view.breakdowns(records)}
+    tools = tables["Per tool"].rows
     assert sum(t["expected"] - t["found"] for t in tools) == sum(
         1 for r in records if r["scores"]["success"] is False)
     assert {t["plugin"] for t in tools} <= {"Notes", "Shopping", "Calculator"}
-    confusion = html_data.confusion(records)
-    assert confusion and all(n > 0 for n in confusion.values())
-    errors = html_data.error_breakdown(records)
-    assert [e["error_type"] for e in errors] == ["bad planning"]
-    head = html_data.headline(records, None, n_resamples=200)
+    confusion = tables["Unmatched calls: expected tool vs tool called"]
+    assert confusion.matrix and confusion.rows and all(r["count"] > 0 for r in confusion.rows)
+    assert [e["error_type"] for e in tables["Error types"].rows] == ["bad planning"]
+    head = headline(records, None, view.interval_metrics(records), n_resamples=200)
     success = {s: next(m for m in rows if m["key"] == "success_rate") for s, rows in head.items()}
     assert all(m["low"] <= m["value"] <= m["high"] for m in success.values())
 

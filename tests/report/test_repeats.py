@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from toolscore.cli import app
-from toolscore.report.overview import run_overview
 from toolscore.records import RunStore
+from toolscore.report.overview import run_overview
 from toolscore.stats.repeats import (
     Z95,
     empirical_noise_floor,

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from toolscore.report import html_data
-from toolscore.report.compare import compare_runs
+from toolscore.benchmarks.base import Benchmark
 from toolscore.records import RunStore
+from toolscore.report import intervals
+from toolscore.report.compare import compare_runs
 from toolscore.stats import bootstrap_ci
 from toolscore.stats.paired import paired_bootstrap_diff
 
@@ -66,7 +67,7 @@ def test_compare_identical_epochs_give_the_single_epoch_interval(tmp_path: Path)
     assert one["bootstrap"]["resampled"] == "(sample, epoch) pairs"
     assert three["bootstrap"]["resampled"].startswith("samples")
     assert three["bootstrap"]["samples"] == 30 and three["shared"] == 90
-    for m1, m3 in zip(one["metrics"], three["metrics"], strict=True):
+    for m1, m3 in zip(one["per_sample"], three["per_sample"], strict=True):
         assert m1["metric"] == m3["metric"]
         assert m3["diff"] == pytest.approx(m1["diff"])
         assert (m3["ci_low"], m3["ci_high"]) == pytest.approx((m1["ci_low"], m1["ci_high"]))
@@ -81,7 +82,7 @@ def test_single_epoch_compare_is_unchanged(tmp_path: Path) -> None:
     """The plain paired bootstrap over pairs in (epoch, id) order, as before."""
     result = compare_runs(_run(tmp_path / "a", PASS_A, F1_A, 1),
                           _run(tmp_path / "b", PASS_B, F1_B, 1), n_resamples=400, seed=5)
-    row = next(m for m in result["metrics"] if m["metric"] == "f1")
+    row = next(m for m in result["per_sample"] if m["metric"] == "f1")
     diff, low, high = paired_bootstrap_diff(F1_A, F1_B, n_resamples=400, seed=5)
     assert (row["diff"], row["ci_low"], row["ci_high"]) == (diff, low, high)
 
@@ -93,10 +94,12 @@ def _records(epochs: int) -> list[dict[str, Any]]:
 
 
 def test_html_headline_resamples_samples() -> None:
-    one = html_data.headline(_records(1), None, n_resamples=300)
-    three = html_data.headline(_records(3), None, n_resamples=300)
-    assert html_data.resampled_unit(_records(1)) == "records"
-    assert html_data.resampled_unit(_records(3)) == "samples"
+    specs = Benchmark.interval_metrics(_records(1))  # generic: the mean of success and of f1
+    assert [m.numerator for m in specs] == ["success", "f1"]
+    one = intervals.headline(_records(1), None, specs, n_resamples=300)
+    three = intervals.headline(_records(3), None, specs, n_resamples=300)
+    assert intervals.resampled_unit(_records(1)) == "records"
+    assert intervals.resampled_unit(_records(3)) == "samples"
     for m1, m3 in zip(one["all"] if "all" in one else next(iter(one.values())),
                       three["all"] if "all" in three else next(iter(three.values())),
                       strict=True):

@@ -12,6 +12,7 @@ report and CLI never name a benchmark's keys.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -40,6 +41,44 @@ class Column:
     key: str
     title: str
     kind: Literal["rate", "count", "number"] = "rate"
+
+
+@dataclass(frozen=True)
+class IntervalMetric:
+    """One headline metric as the benchmark computes it from per-record scores, so that the
+    report can put a bootstrap interval on the benchmark's own figure and ``compare`` can test a
+    difference in it (not in a per-sample average the method never publishes).
+
+    With a ``denominator`` the metric is a ratio of sums over records (a micro average, e.g.
+    precision = sum of matches / sum of predictions), resampled as such; without one it is the
+    mean of ``numerator`` over records. ``empty`` is the value the benchmark gives a ratio whose
+    denominator sums to zero. ``key`` names the published value in each group of
+    ``scores.json`` (None: the value is computed from the records). ``kind`` is "rate" (shown as
+    a percentage) or "number".
+    """
+
+    label: str
+    numerator: str
+    denominator: str | None = None
+    key: str | None = None
+    kind: Literal["rate", "number"] = "rate"
+    empty: float = float("nan")
+
+
+@dataclass
+class Breakdown:
+    """A named table saying where a run's misses are (per tool, per error type, per API...).
+
+    ``columns`` are looked up in each row (text values are shown as they are). ``matrix`` names
+    (row-label column, column-label column, count column) when the table is also a heat map,
+    e.g. which tool was called where another was expected.
+    """
+
+    title: str
+    columns: list[Column]
+    rows: list[dict[str, Any]]
+    note: str = ""
+    matrix: tuple[str, str, str] | None = None
 
 
 @dataclass
@@ -161,7 +200,10 @@ class Benchmark:
 
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
         """What one record looks like to a reader (HTML report, export): a short summary and
-        the dialogue as messages. The default shows the stored output as is."""
+        the dialogue as messages. The default shows the stored output as is. Optional keys
+        the HTML report also shows: ``tags`` (short labels), ``details`` (label -> long text,
+        folded) and ``sections`` (e.g. one per turn: title, tags, a table, messages, text; see
+        toolscore.report.html_samples)."""
         return {"summary": "", "messages": []}
 
     @classmethod
@@ -177,6 +219,58 @@ class Benchmark:
     def mode_label(self) -> str:
         """How this run was scored, as every report must say (e.g. "reference", "strict")."""
         return str(self.config().get("mode") or "reference")
+
+    # -- how a finished run is read (report, HTML report, compare) ---------------------------
+    # These read stored records only. ``primary_metric`` and ``interval_metrics`` are class
+    # methods so a run's statistics stay right even where the benchmark cannot be rebuilt.
+    @classmethod
+    def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
+        """The pass/fail score behind pass@k, pass^k, flipped samples and "failed" samples;
+        None when the benchmark has none. Default: the first boolean score of any record."""
+        for r in records:
+            for key, value in (r.get("scores") or {}).items():
+                if isinstance(value, bool):
+                    return str(key)
+        return None
+
+    @classmethod
+    def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
+        """The headline metrics as definitions over per-record scores (see
+        :class:`IntervalMetric`). Default: the mean of every pass/fail score and every
+        fractional score (all values in [0, 1]) as a rate, of other non-integer numbers as a
+        number; integer scores are counts and are left out."""
+        kinds: dict[str, set[str]] = {}
+        for r in records:
+            if r.get("status", "ok") != "ok":
+                continue
+            for key, v in (r.get("scores") or {}).items():
+                if isinstance(v, bool):
+                    kind = "bool"
+                elif isinstance(v, int):
+                    kind = "int"
+                elif isinstance(v, float) and math.isfinite(v):
+                    kind = "fraction" if 0.0 <= v <= 1.0 else "number"
+                else:
+                    continue
+                kinds.setdefault(str(key), set()).add(kind)
+        out = []
+        for key, seen in kinds.items():
+            if seen in ({"bool"}, {"fraction"}):
+                out.append(IntervalMetric(key, key, kind="rate"))
+            elif "bool" not in seen and seen != {"int"}:
+                out.append(IntervalMetric(key, key, kind="number"))
+        return out
+
+    def breakdowns(self, records: list[dict[str, Any]]) -> list[Breakdown]:
+        """Named tables of where the misses are, for the HTML report and ``report --json``.
+        Default: none."""
+        return []
+
+    def record_facets(self, record: dict[str, Any]) -> dict[str, list[str]]:
+        """Values a reader can filter records by (facet name -> values of this record, e.g.
+        ``{"tool": [...], "error type": [...]}``). Default: none (split, id and pass/fail are
+        always offered)."""
+        return {}
 
 
 # -- options ---------------------------------------------------------------------------------

@@ -37,6 +37,31 @@ def _p(value: float | None) -> str:
 
 
 # -- compare ---------------------------------------------------------------------------------
+def _diff_cell(m: dict[str, Any], pct: bool) -> str:
+    if m["diff"] is None:
+        return "-"
+    return f"{_num(m['diff'], pct)} [{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}]"
+
+
+def _comparison_table(title: str, rows: list[dict[str, Any]], a: str, b: str,
+                      with_definition: bool) -> Table:
+    table = Table(title=escape(title), title_justify="left")
+    columns = [("metric", "left"), ("A", "right"), ("B", "right"),
+               ("diff [95% CI]", "right"), ("test", "left"), ("p", "right")]
+    if with_definition:
+        columns.append(("definition", "left"))
+    for col, justify in columns:
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for m in rows:
+        pct = m["rate"]
+        cells = [escape(str(m["metric"])), _num(m[a], pct), _num(m[b], pct), _diff_cell(m, pct),
+                 m["test"] or "-", _p(m["p_value"])]
+        if with_definition:
+            cells.append(escape(m.get("definition") or ""))
+        table.add_row(*cells)
+    return table
+
+
 def print_comparison(console: Console, result: dict[str, Any]) -> None:
     a, b = result["run_a"], result["run_b"]
     title = (
@@ -44,38 +69,22 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
         f"{result['shared']} shared (sample, epoch) pairs · diff = B - A, 95% bootstrap CI "
         f"resampling {result['bootstrap'].get('resampled', '(sample, epoch) pairs')}"
     )
-    table = Table(title=escape(title), title_justify="left")
-    for col, justify in (
-        ("metric", "left"),
-        ("A", "right"),
-        ("B", "right"),
-        ("diff [95% CI]", "right"),
-        ("test", "left"),
-        ("p", "right"),
-    ):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for m in result["metrics"]:
-        pct = m["rate"]
-        diff = (
-            f"{_num(m['diff'], pct)} [{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}]"
-            if m["diff"] is not None
-            else "-"
-        )
-        table.add_row(
-            m["metric"],
-            _num(m["mean_a"], pct),
-            _num(m["mean_b"], pct),
-            diff,
-            m["test"] or "-",
-            _p(m["p_value"]),
-        )
-    console.print(table)
+    console.print(escape(title), highlight=False, soft_wrap=True)
+    if result.get("headline"):
+        console.print(_comparison_table(
+            "headline metrics, as the benchmark computes them (its micro averages where it "
+            "sums counts)", result["headline"], "value_a", "value_b", True))
+    if result.get("per_sample"):
+        console.print(_comparison_table(
+            "per-sample scores: mean over (sample, epoch) pairs (not the benchmark's "
+            "aggregation where it sums counts)", result["per_sample"], "mean_a", "mean_b",
+            False))
     for split, m in (result.get("by_split") or {}).items():
         if m["diff"] is None:
             continue
         pct = m["rate"]
         console.print(
-            f"  {escape(split)}: {m['metric']} {_num(m['mean_a'], pct)} -> "
+            f"  {escape(split)}: {escape(m['metric'])} {_num(m['mean_a'], pct)} -> "
             f"{_num(m['mean_b'], pct)}, diff {_num(m['diff'], pct)} "
             f"[{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}], "
             f"{m['test']} p {_p(m['p_value'])} (n {m['n']})",
@@ -95,7 +104,7 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
                 else ""
             )
             console.print(
-                f"{flips['metric']} {label}: {len(items)}"
+                f"{escape(flips['metric'])} {label}: {len(items)}"
                 + (f" ({escape(names)}{more})" if items else ""),
                 highlight=False,
             )
@@ -106,7 +115,12 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
 @click.command("compare")
 @click.argument("run_a", type=click.Path(path_type=Path))
 @click.argument("run_b", type=click.Path(path_type=Path))
-@click.option("--metric", "metric", multiple=True, help="Compare only this score (repeatable).")
+@click.option(
+    "--metric",
+    "metric",
+    multiple=True,
+    help="Compare only this headline metric or per-sample score (repeatable).",
+)
 @click.option(
     "--test", "test", default="wilcoxon", help="Paired test for numeric scores: wilcoxon | sign."
 )
@@ -119,27 +133,15 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
 )
 @click.option("--seed", "seed", type=int, default=0, help="Bootstrap seed.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
-def compare(
-    run_a: Path,
-    run_b: Path,
-    metric: list[str] | None,
-    test: str,
-    resamples: int,
-    seed: int,
-    json_out: bool,
-) -> None:
-    """Paired comparison of two runs: differences with CIs, tests, flipped samples, warnings."""
+def compare(run_a: Path, run_b: Path, metric: list[str] | None, test: str, resamples: int,
+            seed: int, json_out: bool) -> None:
+    """Paired comparison of two runs: the benchmark's headline metrics and the per-sample
+    scores, with differences, CIs, tests, flipped samples and warnings."""
     from toolscore.report.compare import compare_runs
 
     try:
-        result = compare_runs(
-            run_a,
-            run_b,
-            metrics=metric or None,
-            continuous_test=test,
-            n_resamples=resamples,
-            seed=seed,
-        )
+        result = compare_runs(run_a, run_b, metrics=metric or None, continuous_test=test,
+                              n_resamples=resamples, seed=seed)
     except USER_ERRORS as e:
         _fail(str(e))
         return
@@ -193,22 +195,29 @@ def _repeats_table(repeats: dict[str, Any]) -> Table:
 
 
 def print_overview(console: Console, doc: dict[str, Any]) -> None:
-    mode = doc.get("mode") or ("strict" if doc["strict"] else "reference")
-    parts = [str(doc["benchmark"]), f"model {doc['model']}", f"embedder {doc['embedder']}"]
-    if doc.get("judge"):
-        parts.append(f"judge {doc['judge']}")
-    parts += [
-        f"{mode} mode",
-        f"epochs {doc['epochs']}",
-        "seeds " + ", ".join(f"{k}={v}" for k, v in doc["seeds"].items()),
-    ]
+    parts = [str(doc["benchmark"]), f"model {doc['model']}"]
+    if doc.get("mode"):
+        parts.append(f"{doc['mode']} mode")
+    for key in ("judge", "user", "embedder"):
+        if doc.get(key):
+            parts.append(f"{key} {doc[key]}")
+    parts.append(f"epochs {doc['epochs']}")
+    if doc["seeds"]:
+        parts.append("seeds " + ", ".join(f"{k}={v}" for k, v in doc["seeds"].items()))
     title = " · ".join(parts)
     if doc["metrics"]:
-        from toolscore.report.tables import metrics_table
+        from toolscore.report.tables import metrics_table, summary_lines
 
         console.print(metrics_table(title, doc["benchmark"], doc["metrics"]))
+        for line in summary_lines(doc["benchmark"], doc["metrics"]):
+            console.print(line, highlight=False, markup=False)
     else:
         console.print(escape(title) + " · no scores.json (run `toolscore score` on it)")
+    if doc.get("note"):
+        console.print(f"[yellow]note:[/yellow] {escape(doc['note'])}", highlight=False)
+    intervals = (doc.get("intervals") or {}).get("splits") or {}
+    if any(intervals.values()):
+        console.print(_intervals_table(doc["intervals"]))
     counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
     console.print(
         f"samples {counts['samples']} · (sample, epoch) records {counts['records']} · "
@@ -227,6 +236,28 @@ def print_overview(console: Console, doc: dict[str, Any]) -> None:
     console.print(_usage_table(doc))
     for line in _cost_notes(doc.get("cost")):
         console.print(line, highlight=False)
+
+
+def _intervals_table(intervals: dict[str, Any]) -> Table:
+    """The benchmark's headline metrics (rows) per split (columns) with 95% intervals."""
+    splits = intervals["splits"]
+    labels = list(dict.fromkeys(m["label"] for rows in splits.values() for m in rows))
+    what = "samples" if intervals["resampled"] == "samples" else "(sample, epoch) records"
+    table = Table(title=f"headline metrics with 95% bootstrap intervals (resampling {what})",
+                  title_justify="left")
+    table.add_column("metric")
+    for split in splits:
+        table.add_column(escape(split), justify="right")
+    for label in labels:
+        cells = []
+        for rows in splits.values():
+            m = next((x for x in rows if x["label"] == label), None)
+            pct = m is not None and m["kind"] == "rate"
+            bounds = "-" if m is None else ", ".join(
+                _num(m[k], pct).rstrip("%") for k in ("low", "high"))
+            cells.append("-" if m is None else f"{_num(m['value'], pct)} [{bounds}]")
+        table.add_row(escape(label), *cells)
+    return table
 
 
 def _usage_table(doc: dict[str, Any]) -> Table:
@@ -297,7 +328,8 @@ def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
     "prices_file",
     type=click.Path(path_type=Path),
     default=None,
-    help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost per role. Models not in it are listed as unpriced.",
+    help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost "
+    "per role. Models not in it are listed as unpriced.",
 )
 def report(
     run_dir: Path, seed: int, json_out: bool, html_out: Path | None, prices_file: Path | None

@@ -1,13 +1,21 @@
 """Compare two runs sample by sample: is B better than A, by how much, and is it more than noise?
 
-Two runs of one benchmark score the same (sample, epoch) pairs, so the comparison is *paired*:
-each metric's difference is the mean of per-sample differences, with a seeded paired bootstrap
-interval and a paired test (exact McNemar for pass/fail metrics, Wilcoxon signed-rank or the
-sign test for numeric ones). Only pairs that finished (status ``ok``) in both runs are compared;
-an infrastructure error is not the assistant's failure and must not count against either side.
+Two runs of one benchmark score the same (sample, epoch) pairs, so the comparison is *paired*.
+Only pairs that finished (status ``ok``) in both runs are compared; an infrastructure error is
+not the assistant's failure and must not count against either side.
+
+The headline rows (``headline``) are the benchmark's own figures, computed by its definitions
+(``Benchmark.interval_metrics``: a ratio of sums or a mean) so they are the numbers ``toolscore
+report`` gives, with a paired bootstrap interval and test (see
+:mod:`toolscore.report.compare_headline`). The per-sample rows (``per_sample``) compare the mean
+of every numeric per-sample score, labelled as such: for a metric the benchmark micro-averages
+they answer a different question (a sample with no actions counts as 100% action precision).
+Each per-sample difference is the mean of per-sample differences, with a seeded paired bootstrap
+interval and a paired test (exact McNemar for pass/fail scores, Wilcoxon signed-rank or the sign
+test for numeric ones).
 
 Numbers are only comparable when everything but the thing under test is the same, so the result
-also carries warnings when the runs differ in dataset, embedder, judge, scoring mode or any other
+also carries warnings when the runs differ in dataset, embedder, judge, mode or any other
 benchmark setting — a 3-point gain from switching the embedder is not a better assistant.
 """
 
@@ -21,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from toolscore.records import RunStore
+from toolscore.report.compare_headline import compare_headline_metric
+from toolscore.report.view import RunView, run_view
 from toolscore.stats.paired import (
     mcnemar_exact,
     paired_bootstrap_diff,
@@ -28,15 +38,15 @@ from toolscore.stats.paired import (
     wilcoxon_signed_rank,
 )
 
-PRIMARY = "success"  # the pass/fail metric whose flipped samples are listed
+PER_SAMPLE = "mean over (sample, epoch) pairs of the per-sample score"
 CONTINUOUS_TESTS = {"wilcoxon": wilcoxon_signed_rank, "sign": sign_test}
 # benchmark_config keys grouped under the name a warning gives them
 _KEY_GROUPS = (
     ("dataset", ("data_dir", "data", "checksum", "sha256", "dataset")),
     ("embedder", ("embedder",)),
     ("judge", ("judge",)),
-    ("strict mode", ("strict",)),
 )
+MODE_KEYS = ("mode", "strict")  # benchmark_config keys that name the scoring or protocol mode
 Key = tuple[str, int]
 
 
@@ -53,7 +63,7 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def _metric_names(records: Sequence[dict[str, Any]]) -> list[str]:
+def _metric_names(records: Sequence[dict[str, Any]], primary: str | None) -> list[str]:
     """Numeric scalar score names: the primary metric, pass/fail ones, rates, then counts."""
     names: dict[str, None] = {}
     for r in records:
@@ -67,7 +77,7 @@ def _metric_names(records: Sequence[dict[str, Any]]) -> list[str]:
                 kinds[key].add(type(value))
 
     def rank(name: str) -> int:  # the primary metric, pass/fail, rates, then counts
-        if name == PRIMARY:
+        if name == primary:
             return 0
         return 1 if kinds[name] == {bool} else 3 if int in kinds[name] else 2
 
@@ -75,6 +85,8 @@ def _metric_names(records: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def _group(key: str) -> str:
+    if key.lower() in MODE_KEYS:
+        return "mode"
     for group, needles in _KEY_GROUPS:
         if any(n in key.lower() for n in needles):
             return group
@@ -164,28 +176,78 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str]
                  seed: int = 0) -> dict[str, Any]:
     """Paired comparison of two run directories; a JSON-able dict (see the module docstring).
 
-    ``diff`` is always B minus A. ``metrics`` restricts the comparison to the named scores
-    (default: every numeric per-sample score). The bootstrap is seeded, so the same two runs
-    always give the same intervals.
+    ``diff`` is always B minus A. ``metrics`` restricts the comparison to the named scores and
+    headline metrics (by label, scores.json key or score name; default: all). The bootstrap
+    and the permutation test are seeded, so the same two runs always give the same result.
     """
     if continuous_test not in CONTINUOUS_TESTS:
         raise ValueError(f"unknown test {continuous_test!r}; choose one of "
                          f"{', '.join(CONTINUOUS_TESTS)}")
     config_a, recs_a = _load(run_a)
     config_b, recs_b = _load(run_b)
+    view_a, view_b = run_view(config_a), run_view(config_b)
     ok_a = {k for k, r in recs_a.items() if r.get("status") == "ok"}
     ok_b = {k for k, r in recs_b.items() if r.get("status") == "ok"}
     shared = sorted(ok_a & ok_b, key=lambda k: (k[1], k[0]))
     shared_recs = [recs_a[k] for k in shared] + [recs_b[k] for k in shared]
-    names = list(metrics) if metrics is not None else _metric_names(shared_recs)
-    rows = []
+    groups = [k[0] for k in shared]
+    several_epochs = len(set(groups)) < len(shared)
+    primary = view_a.primary_metric(shared_recs)
+    wanted = set(metrics) if metrics is not None else None
+    names = [n for n in _metric_names(shared_recs, primary) if wanted is None or n in wanted]
+    per_sample = []
     for name in names:
         a = [(recs_a[k].get("scores") or {}).get(name) for k in shared]
         b = [(recs_b[k].get("scores") or {}).get(name) for k in shared]
-        rows.append(compare_metric(name, a, b, continuous_test=continuous_test,
-                                   n_resamples=n_resamples, seed=seed,
-                                   groups=[k[0] for k in shared]))
+        per_sample.append({**compare_metric(name, a, b, continuous_test=continuous_test,
+                                            n_resamples=n_resamples, seed=seed,
+                                            groups=groups), "view": PER_SAMPLE})
+    pairs = [(recs_a[k], recs_b[k]) for k in shared]
+    headline = [compare_headline_metric(
+                    m, pairs, groups, continuous_tests=CONTINUOUS_TESTS,
+                    continuous_test=continuous_test, n_resamples=n_resamples, seed=seed,
+                    grouped=several_epochs)
+                for m in view_a.interval_metrics(shared_recs)
+                if wanted is None or wanted & {m.label, m.key, m.numerator}]
+    headline = [h for h in headline if h["n"]]
+    if wanted is not None and shared:
+        known = set(names) | {x for h in headline for x in (h["metric"], h["key"])}
+        unknown = sorted(wanted - known)
+        if unknown:
+            raise ValueError(f"--metric {unknown[0]!r}: neither a headline metric nor a "
+                             "numeric per-sample score of these runs")
+    warnings = _warnings(config_a, config_b, view_a, view_b, recs_a, recs_b, ok_a, ok_b,
+                         shared, several_epochs)
+    flips = _flips(shared, recs_a, recs_b, primary) if primary else None
+    by_split = _by_split(shared, recs_a, recs_b, primary, continuous_test, n_resamples, seed) \
+        if primary else {}
+    return {
+        "run_a": _describe(run_a, config_a, view_a), "run_b": _describe(run_b, config_b, view_b),
+        "shared": len(shared), "only_a": len(set(recs_a) - set(recs_b)),
+        "only_b": len(set(recs_b) - set(recs_a)),
+        "errors_a": sum(1 for k in set(recs_a) & set(recs_b) if k not in ok_a),
+        "errors_b": sum(1 for k in set(recs_a) & set(recs_b) if k not in ok_b),
+        "continuous_test": continuous_test, "primary_metric": primary,
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "confidence": 0.95,
+                      "resampled": "samples (all epochs of a sample together)"
+                      if several_epochs else "(sample, epoch) pairs",
+                      "samples": len(set(groups))},
+        "headline": headline, "per_sample": per_sample, "by_split": by_split, "flips": flips,
+        "warnings": warnings,
+    }
+
+
+def _warnings(config_a: dict[str, Any], config_b: dict[str, Any], view_a: RunView,
+              view_b: RunView, recs_a: dict[Key, dict[str, Any]],
+              recs_b: dict[Key, dict[str, Any]], ok_a: set[Key], ok_b: set[Key],
+              shared: list[Key], several_epochs: bool) -> list[str]:
     warnings = config_warnings(config_a, config_b)
+    mode_a, mode_b = view_a.mode(), view_b.mode()
+    if mode_a != mode_b and not any(w.startswith("mode differs") for w in warnings):
+        warnings.append(f"mode differs: {mode_a!r} vs {mode_b!r}")
+    for view in (view_a, view_b):
+        if view.note:
+            warnings.append(view.note)
     only_a, only_b = len(set(recs_a) - set(recs_b)), len(set(recs_b) - set(recs_a))
     if only_a or only_b:
         warnings.append(f"samples in only one run are not compared: {only_a} only in A, "
@@ -198,28 +260,12 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str]
     if not shared:
         warnings.append("the runs share no successfully finished (sample, epoch): "
                         "nothing to compare")
-    several_epochs = len({k[0] for k in shared}) < len(shared)
     if several_epochs:
-        warnings.append("several epochs of a sample: the bootstrap intervals resample samples "
-                        "(all their epochs together), but the paired tests count each "
-                        "(sample, epoch) as a separate pair, so their p-values are somewhat "
-                        "optimistic")
-    primary = PRIMARY if PRIMARY in names else next(
-        (r["metric"] for r in rows if r["kind"] == "binary"), None)
-    flips = _flips(shared, recs_a, recs_b, primary) if primary else None
-    by_split = _by_split(shared, recs_a, recs_b, primary, continuous_test, n_resamples, seed) \
-        if primary else {}
-    return {
-        "run_a": _describe(run_a, config_a), "run_b": _describe(run_b, config_b),
-        "shared": len(shared), "only_a": only_a, "only_b": only_b,
-        "errors_a": err_a, "errors_b": err_b,
-        "continuous_test": continuous_test,
-        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "confidence": 0.95,
-                      "resampled": "samples (all epochs of a sample together)"
-                      if several_epochs else "(sample, epoch) pairs",
-                      "samples": len({k[0] for k in shared})},
-        "metrics": rows, "by_split": by_split, "flips": flips, "warnings": warnings,
-    }
+        warnings.append("several epochs of a sample: the bootstrap intervals and the "
+                        "permutation test resample samples (all their epochs together), but "
+                        "McNemar, Wilcoxon and sign tests count each (sample, epoch) as a "
+                        "separate pair, so their p-values are somewhat optimistic")
+    return warnings
 
 
 def _by_split(shared: list[Key], recs_a: dict[Key, dict[str, Any]],
@@ -239,8 +285,8 @@ def _by_split(shared: list[Key], recs_a: dict[Key, dict[str, Any]],
             for split, keys in sorted(splits.items())}
 
 
-def _describe(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
+def _describe(path: str | Path, config: dict[str, Any], view: RunView) -> dict[str, Any]:
     bench = config.get("benchmark_config") or {}
     return {"path": str(path), "benchmark": config.get("benchmark"), "model": config.get("model"),
             "embedder": bench.get("embedder_id") or bench.get("embedder"),
-            "strict": bench.get("strict"), "epochs": config.get("epochs")}
+            "mode": view.mode(), **view.roles(), "epochs": config.get("epochs")}

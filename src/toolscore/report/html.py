@@ -1,11 +1,13 @@
 """``toolscore report RUN_DIR --html FILE``: one self-contained page to read a run in a browser.
 
-The terminal report answers "how good?"; this page also answers "why?": headline metrics with
-bootstrap intervals, where the misses are (split, tool, plugin, error type, which tool was
-called instead of which) and every sample's calls, matches, verdicts and transcript, with a
-small filter bar. The file has no external references, so it can be mailed or archived with the
-run. Numbers come from :mod:`toolscore.report.html_data`, plots from
-:mod:`toolscore.report.html_svg`, samples from :mod:`toolscore.report.html_samples`.
+The terminal report answers "how good?"; this page also answers "why?": the benchmark's
+headline table, its metrics with bootstrap intervals, where the misses are (the benchmark's
+breakdowns: per tool, per error type, per API...) and every record as the benchmark shows it
+(calls and verdicts, a dialogue, a judge's verdict), with a small filter bar whose filters are
+the benchmark's facets. Nothing here names a benchmark's keys: it all comes through
+:mod:`toolscore.report.view`. The file has no external references, so it can be mailed or
+archived with the run. Plots come from :mod:`toolscore.report.html_svg`, records from
+:mod:`toolscore.report.html_samples`.
 """
 
 from __future__ import annotations
@@ -14,26 +16,28 @@ import math
 from pathlib import Path
 from typing import Any
 
-from toolscore.report import html_data as data
-from toolscore.report.html_samples import esc, render_sample, sample_tools
-from toolscore.report.html_svg import confusion_matrix, histograms, interval_bars
-from toolscore.report.html_template import FILTER_BAR, page
-from toolscore.report.overview import run_overview
 from toolscore.records import RunStore
+from toolscore.report.html_data import distributions, sample_index
+from toolscore.report.html_samples import esc, render_sample
+from toolscore.report.html_svg import heat_map, histograms, interval_bars
+from toolscore.report.html_template import FILTER_BAR, page
+from toolscore.report.overview import overview_of
+from toolscore.report.tables import fmt, headline
+from toolscore.report.view import run_view
 
 
-def _pct(value: Any) -> str:
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
-        return "-"
-    return f"{100 * value:.1f}%"
+def _value(value: Any, kind: str = "rate") -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
+            value):
+        return "-" if value is None else esc(value)
+    return f"{100 * value:.1f}%" if kind == "rate" else f"{value:.4g}"
 
 
-def _table(columns: list[str], rows: list[list[str]], left: int = 1,
-           text_cols: frozenset[int] = frozenset()) -> str:
-    """``rows`` hold already-escaped cells; the first ``left`` columns and ``text_cols`` are
-    left-aligned."""
+def _table(columns: list[str], rows: list[list[str]], left: frozenset[int] = frozenset({0})
+           ) -> str:
+    """``rows`` hold already-escaped cells; columns in ``left`` are left-aligned."""
     def cls(i: int) -> str:
-        return " class=l" if i < left or i in text_cols else ""
+        return " class=l" if i in left else ""
 
     head = "".join(f"<th{cls(i)}>{esc(c)}</th>" for i, c in enumerate(columns))
     body = "".join("<tr>" + "".join(f"<td{cls(i)}>{c}</td>" for i, c in enumerate(r))
@@ -42,17 +46,17 @@ def _table(columns: list[str], rows: list[list[str]], left: int = 1,
 
 
 def _header(doc: dict[str, Any]) -> str:
-    mode = "strict" if doc["strict"] else "reference"
     seeds = ", ".join(f"{k}={v}" for k, v in (doc["seeds"] or {}).items()) or "-"
     items = [("benchmark", doc["benchmark"]), ("model", doc["model"]),
-             ("embedder", doc["embedder"]), ("judge", doc.get("judge")),
-             ("scoring", f"{mode} mode"), ("epochs", doc["epochs"]), ("seeds", seeds),
-             ("created", doc.get("created"))]
+             ("mode", doc.get("mode")), ("judge", doc.get("judge")), ("user", doc.get("user")),
+             ("embedder", doc.get("embedder")), ("epochs", doc["epochs"]), ("seeds", seeds),
+             ("created", doc.get("created") or None)]
     meta = " · ".join(f"{esc(k)} <b>{esc(v)}</b>" for k, v in items if v is not None)
     counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
     u = doc["usage"]
+    note = f'<p class="meta note">{esc(doc["note"])}</p>' if doc.get("note") else ""
     return (f"<h1>toolscore report: {esc(doc['benchmark'])} · {esc(doc['model'])}</h1>"
-            f'<p class="meta">{meta}</p>'
+            f'<p class="meta">{meta}</p>{note}'
             f'<p class="meta">samples <b>{counts["samples"]}</b> · (sample, epoch) records '
             f'<b>{counts["records"]}</b> · errors (excluded from scores) '
             f'<b>{counts["errors"]}</b> · tokens <b>{u["tokens"]}</b> (in {u["input_tokens"]}, '
@@ -86,105 +90,99 @@ def _roles_line(doc: dict[str, Any]) -> str:
     return line
 
 
-def _headline(head: dict[str, list[dict[str, Any]]], counts: dict[str, Any],
-              unit: str = "records") -> str:
+def _published(benchmark: str, metrics: dict[str, Any] | None) -> str:
+    """The benchmark's own headline table, exactly as the terminal report prints it."""
+    if not metrics:
+        return ("<h2>Benchmark metrics</h2><p class=\"muted\">no scores.json (run `toolscore "
+                "score` on this run).</p>")
+    columns, rows = headline(benchmark, metrics)
+    body = [[esc(group), *(esc(fmt(m.get(c.key), c.kind)) for c in columns)]
+            for group, m in rows.items()]
+    return ("<h2>Benchmark metrics</h2><p class=\"muted\">as the benchmark aggregates them "
+            "(scores.json).</p>" + _table(["group", *(c.title for c in columns)], body))
+
+
+def _intervals(intervals: dict[str, Any], counts: dict[str, Any]) -> str:
+    """One row per headline metric, one column per split, and the metric's definition."""
+    head = intervals["splits"]
     labels = list(dict.fromkeys(m["label"] for rows in head.values() for m in rows))
-    rows = []
-    for split, metrics in head.items():
-        by = {m["label"]: m for m in metrics}
+    if not labels:
+        return ""
+    defs = {m["label"]: m["definition"] for rows in head.values() for m in rows}
+    columns = ["metric"]
+    for split in head:
         c = counts.get(split, {})
-        cells = [esc(split), str(c.get("samples", "-")), str(c.get("errors", "-"))]
-        for label in labels:
-            m = by.get(label)
+        columns.append(f"{split} ({c.get('samples', '-')} samples, {c.get('errors', '-')} "
+                       "errors)")
+    rows = []
+    for label in labels:
+        cells = [esc(label)]
+        for metrics in head.values():
+            m = next((x for x in metrics if x["label"] == label), None)
             cells.append("-" if m is None else
-                         f'{_pct(m["value"])} <span class="ci">[{_pct(m["low"])}, '
-                         f'{_pct(m["high"])}]</span>')
-        rows.append(cells)
+                         f'{_value(m["value"], m["kind"])} <span class="ci">['
+                         f'{_value(m["low"], m["kind"])}, {_value(m["high"], m["kind"])}]'
+                         "</span>")
+        rows.append([*cells, f'<span class="muted">{esc(defs[label])}</span>'])
     what = ("samples, each with all its epochs (epochs of one sample are not independent)"
-            if unit == "samples" else "(sample, epoch) records")
-    return ("<h2>Headline metrics</h2><p class=\"muted\">value as published by the benchmark's "
-            f"scorer; in brackets the 95% percentile bootstrap interval, resampling {what} "
-            "(ratios of sums resampled as such).</p>"
-            + _table(["split", "samples", "errors", *labels], rows))
+            if intervals["resampled"] == "samples" else "(sample, epoch) records")
+    return ("<h2>Headline metrics with intervals</h2><p class=\"muted\">each metric as the "
+            "benchmark defines it over per-record scores; in brackets the 95% percentile "
+            f"bootstrap interval, resampling {what} (ratios of sums resampled as such).</p>"
+            + _table([*columns, "definition"], rows,
+                     frozenset({0, len(columns)})))
 
 
-def _tool_tables(tools: list[dict[str, Any]], plugins: list[dict[str, Any]]) -> str:
-    if not tools:
-        return "<h2>Per plugin and per tool</h2><p class=\"muted\">no tool calls recorded.</p>"
-    tool_rows = [[esc(t["tool"]), esc(t["plugin"]), str(t["expected"]), str(t["found"]),
-                  _pct(t["recall"]), str(t["called"]), str(t["correct"]), _pct(t["precision"]),
-                  str(t["bad_actions"]), str(t["failed_samples"])] for t in tools]
-    plugin_rows = [[esc(p["plugin"]), str(p["tools"]), str(p["expected"]), str(p["found"]),
-                    _pct(p["recall"]), str(p["called"]), str(p["correct"]),
-                    _pct(p["precision"]), str(p["bad_actions"])] for p in plugins]
-    return ("<h2>Per plugin</h2>"
-            + _table(["plugin", "tools", "expected", "found", "recall", "called", "correct",
-                      "precision", "bad actions"], plugin_rows)
-            + "<h2>Per tool</h2><p class=\"muted\">expected = ground-truth calls, found = "
-              "those matched by a prediction; called = predictions, correct = those matching "
-              "a ground truth; failed samples = failed samples expecting this tool.</p>"
-            + _table(["tool", "plugin", "expected", "found", "recall", "called", "correct",
-                      "precision", "bad actions", "failed samples"], tool_rows, left=2))
+def _breakdown(b: dict[str, Any]) -> str:
+    columns = b["columns"]
+    rows = [[_value(r.get(c["key"]), c["kind"]) if c["kind"] == "rate"
+             else esc(fmt(r.get(c["key"]), c["kind"])) for c in columns] for r in b["rows"]]
+    left = frozenset(i for i, c in enumerate(columns)
+                     if any(isinstance(r.get(c["key"]), str) for r in b["rows"])) | {0}
+    note = f'<p class="muted">{esc(b["note"])}</p>' if b.get("note") else ""
+    if not rows:
+        return f'<h2>{esc(b["title"])}</h2>{note}<p class="muted">nothing recorded.</p>'
+    return f'<h2>{esc(b["title"])}</h2>{note}' + _table([c["title"] for c in columns], rows,
+                                                          left)
 
 
-def _error_table(errors: list[dict[str, Any]]) -> str:
-    if not errors:
-        return "<h2>Error types</h2><p class=\"muted\">no errors recorded.</p>"
-    rows = [[esc(e["error_type"]), str(e["turns"]), str(e["samples"]),
-             esc(", ".join(f"{k} {v}" for k, v in e["splits"].items())),
-             esc(", ".join(e["examples"]))] for e in errors]
-    return ("<h2>Error types</h2>"
-            + _table(["error type", "turns", "samples", "samples per split", "examples"], rows,
-                     text_cols=frozenset({3, 4})))
+def _matrix(b: dict[str, Any]) -> str:
+    r_key, c_key, n_key = b["matrix"]
+    titles = {c["key"]: c["title"] for c in b["columns"]}
+    counts = {(str(r.get(r_key)), str(r.get(c_key))): int(r.get(n_key) or 0) for r in b["rows"]}
+    return heat_map({k: n for k, n in counts.items() if n}, b["title"],
+                    titles.get(r_key, r_key), titles.get(c_key, c_key))
 
 
 def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                 prices: dict[str, dict[str, float]] | None = None) -> str:
     """The report page of one run directory, as a string."""
-    doc = run_overview(run_dir, seed=seed, prices=prices)
     store = RunStore(run_dir)
     config = store.read_config()
     records = sorted(store.latest().values(), key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
-    metric = data.primary_metric(records)
-    head = data.headline(records, doc["metrics"], n_resamples=n_resamples, seed=seed)
-    plugin_of = data.plugin_lookup(doc["benchmark"],
-                                   list((config.get("benchmark_config") or {}).get("plugins")
-                                        or []))
-    tools = data.tool_breakdown(records, plugin_of)
-    errors = data.error_breakdown(records)
-    samples_index = []
-    rendered = []
-    for idx, r in enumerate(records):
-        samples_index.append({
-            "idx": idx, "id": str(r.get("id")), "epoch": int(r.get("epoch", 0)),
-            "split": data.split_of(r), "failed": data.failed(r, metric),
-            "tools": sample_tools(r),
-            "errors": sorted({str(e) for e in ((r.get("scores") or {}).get("error_types")
-                                               or {}).values()}
-                             | ({"infrastructure error"} if r.get("status") != "ok" else set())),
-        })
-        rendered.append(render_sample(idx, r, metric))
-    n_failed = sum(s["failed"] for s in samples_index)
-    plots = [interval_bars(head, "headline metrics with 95% bootstrap CIs"),
-             confusion_matrix(data.confusion(records),
-                              "unmatched calls: expected tool vs tool called"),
-             histograms(data.distributions(records), "per-sample score distribution")]
+    view = run_view(config)
+    doc = overview_of(store.path, config, records, store.read_scores(), view, seed=seed,
+                      prices=prices, n_resamples=n_resamples)
+    metric = doc["primary_metric"]
+    index = sample_index(records, view, metric)
+    rendered = [render_sample(i, r, metric, view.record_view(r)) for i, r in enumerate(records)]
+    n_failed = sum(s["failed"] for s in index["samples"])
+    rates = {split: [m for m in rows if m["kind"] == "rate"]
+             for split, rows in doc["intervals"]["splits"].items()}
+    plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
+             *(_matrix(b) for b in doc["breakdowns"] if b.get("matrix")),
+             histograms(distributions(records), "per-sample score distribution")]
     body = [
-        _header(doc), _headline(head, doc["counts"], data.resampled_unit(records)),
+        _header(doc), _published(str(doc["benchmark"]), doc["metrics"]),
+        _intervals(doc["intervals"], doc["counts"]),
         '<h2>Plots</h2><div class="plots">' + "".join(plots) + "</div>",
-        _tool_tables(tools, data.plugin_breakdown(tools)), _error_table(errors),
+        *(_breakdown(b) for b in doc["breakdowns"]),
         f"<h2>Samples</h2><p class=\"muted\">{len(records)} (sample, epoch) records, "
-        f"{n_failed} failed (primary score: {esc(metric or 'status')}).</p>",
+        f"{n_failed} failed (pass/fail score: {esc(metric or 'status only')}).</p>",
         FILTER_BAR, '<div id="samples">', *rendered, "</div>",
     ]
-    page_data = {
-        "samples": samples_index,
-        "tools": sorted({t for s in samples_index for t in s["tools"]}),
-        "error_types": sorted({e for s in samples_index for e in s["errors"]}),
-        "splits": sorted({s["split"] for s in samples_index}),
-    }
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
-    return page(title, "\n".join(body), page_data)
+    return page(title, "\n".join(body), index)
 
 
 def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,

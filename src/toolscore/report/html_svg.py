@@ -21,6 +21,17 @@ def _ok(x: Any) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x)
 
 
+def _wrap(text: str, width: float) -> list[str]:
+    """Words of ``text`` in lines of at most ``width`` characters (a long word stays whole)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
 def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
     """Grouped bars (one group per metric, one bar per split) with 95% CI whiskers, 0-100%."""
     splits = list(groups)
@@ -28,9 +39,11 @@ def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
     if not labels:
         return ""
     bar, gap, left, top, height = 16, 18, 44, 28, 170
-    group_w = max(bar * len(splits) + gap, 70)
+    longest = max(len(w) for label in labels for w in str(label).split()) if labels else 0
+    group_w = max(bar * len(splits) + gap, 70, int(6.5 * longest) + 8)
+    wrapped = {label: _wrap(str(label), max(group_w // 6.5, longest)) for label in labels}
     width = left + group_w * len(labels) + 10
-    legend_y = top + height + 48
+    legend_y = top + height + 24 + 12 * max(len(w) for w in wrapped.values())
     out = [f'<svg class="plot" role="img" width="{width}" height="{legend_y + 18}" '
            f'viewBox="0 0 {width} {legend_y + 18}" xmlns="http://www.w3.org/2000/svg">',
            f'<title>{_e(title)}</title>',
@@ -61,8 +74,8 @@ def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
                 out.append(f'<path d="M{cx:.1f} {y1:.1f}V{y2:.1f}M{cx - 4:.1f} {y1:.1f}'
                            f'h8M{cx - 4:.1f} {y2:.1f}h8" class="whisker"/>')
         cx = x0 + bar * len(splits) / 2
-        lines = "".join(f'<tspan x="{cx:.1f}" dy="{0 if k == 0 else 12}">{_e(word)}</tspan>'
-                        for k, word in enumerate(str(label).split(" ", 1)))
+        lines = "".join(f'<tspan x="{cx:.1f}" dy="{0 if k == 0 else 12}">{_e(line)}</tspan>'
+                        for k, line in enumerate(wrapped[label]))
         out.append(f'<text x="{cx:.1f}" y="{top + height + 16}" class="tick" '
                    f'text-anchor="middle">{lines}</text>')
     for si, split in enumerate(splits):
@@ -74,10 +87,11 @@ def interval_bars(groups: dict[str, list[dict[str, Any]]], title: str) -> str:
     return "".join(out)
 
 
-def confusion_matrix(counts: dict[tuple[str, str], int], title: str, limit: int = 24) -> str:
-    """Heat map of expected tool (rows) vs called tool (columns) over unmatched calls."""
+def heat_map(counts: dict[tuple[str, str], int], title: str, row_label: str,
+             col_label: str, limit: int = 24) -> str:
+    """Heat map of counts per (row, column) label, e.g. expected tool vs tool called."""
     if not counts:
-        return f'<p class="muted">{_e(title)}: no unmatched calls.</p>'
+        return f'<p class="muted">{_e(title)}: nothing to show.</p>'
     row_tot: dict[str, int] = {}
     col_tot: dict[str, int] = {}
     for (r, c), n in counts.items():
@@ -94,7 +108,7 @@ def confusion_matrix(counts: dict[tuple[str, str], int], title: str, limit: int 
            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
            f'<title>{_e(title)}</title>',
            f'<text x="4" y="16" class="ptitle">{_e(title)}</text>',
-           f'<text x="4" y="{top - 6}" class="tick">expected ↓ / called →</text>']
+           f'<text x="4" y="{top - 6}" class="tick">{_e(row_label)} ↓ / {_e(col_label)} →</text>']
     for j, c in enumerate(cols):
         x = left + j * cell + cell / 2
         out.append(f'<text transform="translate({x + 4:.1f},{top - 6}) rotate(-60)" '
@@ -112,7 +126,7 @@ def confusion_matrix(counts: dict[tuple[str, str], int], title: str, limit: int 
             alpha = 0.15 + 0.85 * n / peak
             out.append(f'<rect x="{left + j * cell}" y="{y}" width="{cell - 1}" '
                        f'height="{cell - 1}" fill="#b8474b" fill-opacity="{alpha:.2f}">'
-                       f'<title>{_e(f"expected {r}, called {c}: {n}")}</title></rect>'
+                       f'<title>{_e(f"{row_label} {r}, {col_label} {c}: {n}")}</title></rect>'
                        f'<text x="{left + j * cell + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}" '
                        f'class="cellnum" text-anchor="middle">{n}</text>')
     out.append("</svg>")

@@ -49,7 +49,8 @@ details.sample>summary{cursor:pointer;display:flex;gap:10px;flex-wrap:wrap;align
 pre{white-space:pre-wrap;word-break:break-word;margin:2px 0;font:12px/1.4 ui-monospace,
  SFMono-Regular,Menlo,monospace}
 .calls td{font-size:12.5px}.ok{color:var(--pass);font-weight:600}.bad{color:var(--fail);
- font-weight:600}
+ font-weight:600}.strong{font-weight:700}.note{color:var(--fail)}
+#f-facets{display:contents}#f-facets label{white-space:nowrap}
 """
 
 JS = """
@@ -66,23 +67,37 @@ JS = """
     });
   }
   var failedBox = document.getElementById("f-failed");
-  var toolSel = document.getElementById("f-tool");
-  var errSel = document.getElementById("f-error");
   var splitSel = document.getElementById("f-split");
   var text = document.getElementById("f-text");
   var count = document.getElementById("f-count");
-  fill(toolSel, data.tools);
-  fill(errSel, data.error_types);
+  var facetBox = document.getElementById("f-facets");
   fill(splitSel, data.splits);
+  var facetSels = data.facets.map(function (facet, i) {
+    var label = document.createElement("label");
+    label.appendChild(document.createTextNode(facet.name + " "));
+    var select = document.createElement("select");
+    select.id = "f-facet-" + i;
+    select.dataset.facet = facet.name;
+    fill(select, [""].concat(facet.values));
+    select.options[0].textContent = "any";
+    label.appendChild(select);
+    facetBox.appendChild(label);
+    return select;
+  });
+  function facetOk(s) {
+    return facetSels.every(function (sel) {
+      var name = sel.dataset.facet;
+      var values = Object.prototype.hasOwnProperty.call(s.facets, name) ? s.facets[name] : [];
+      return !sel.value || values.indexOf(sel.value) >= 0;
+    });
+  }
   function apply() {
     var shown = 0;
     var q = text.value.trim().toLowerCase();
     samples.forEach(function (s) {
       var el = document.getElementById("s-" + s.idx);
       if (!el) { return; }
-      var keep = (!failedBox.checked || s.failed) &&
-        (!toolSel.value || s.tools.indexOf(toolSel.value) >= 0) &&
-        (!errSel.value || s.errors.indexOf(errSel.value) >= 0) &&
+      var keep = (!failedBox.checked || s.failed) && facetOk(s) &&
         (!splitSel.value || s.split === splitSel.value) &&
         (!q || s.id.toLowerCase().indexOf(q) >= 0);
       el.hidden = !keep;
@@ -90,7 +105,7 @@ JS = """
     });
     count.textContent = "showing " + shown + " of " + samples.length;
   }
-  [failedBox, toolSel, errSel, splitSel].forEach(function (el) {
+  [failedBox, splitSel].concat(facetSels).forEach(function (el) {
     el.addEventListener("change", apply);
   });
   text.addEventListener("input", apply);
@@ -109,8 +124,7 @@ JS = """
 
 FILTER_BAR = """<div id="filters">
 <label><input type="checkbox" id="f-failed"> failed only</label>
-<label>tool <select id="f-tool"><option value="">any</option></select></label>
-<label>error type <select id="f-error"><option value="">any</option></select></label>
+<span id="f-facets"></span>
 <label>split <select id="f-split"><option value="">any</option></select></label>
 <label>id <input type="search" id="f-text" placeholder="sample id"></label>
 <button type="button" id="f-expand">expand shown</button>

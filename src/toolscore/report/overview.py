@@ -3,10 +3,12 @@
 The headline metrics are the benchmark's own aggregation (``scores.json``, computed the way the
 method publishes them), never re-derived here, so the report and ``toolscore score`` cannot
 disagree. What the report adds is what a single number hides: who and what produced it (model,
-embedder, judge, scoring mode, seeds), how many samples errored, what it cost in tokens per
-model role (and money, given a price table), and — when samples were run several times — how
-reliable the model is and how much of a difference between two runs is noise
-(:mod:`toolscore.stats.repeats`), per split and overall.
+embedder, judge, user, the benchmark's mode, seeds), how uncertain it is (bootstrap intervals
+on the benchmark's own definitions), where the misses are (the benchmark's breakdowns), how
+many samples errored, what it cost in tokens per model role (and money, given a price table),
+and — when samples were run several times — how reliable the model is and how much of a
+difference between two runs is noise (:mod:`toolscore.stats.repeats`), per split and overall.
+Everything benchmark-specific comes from the benchmark (:mod:`toolscore.report.view`).
 """
 
 from __future__ import annotations
@@ -16,23 +18,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from toolscore.report.usage import cost, role_models, usage_by_role
+from toolscore.benchmarks.base import Breakdown
 from toolscore.records import SCORES_FILE, RunStore
+from toolscore.report.intervals import headline, resampled_unit
+from toolscore.report.usage import cost, role_models, usage_by_role
+from toolscore.report.view import RunView, run_view
 from toolscore.stats.repeats import repeat_summary
-
-PRIMARY = "success"
-
-
-def _primary_metric(records: list[dict[str, Any]]) -> str | None:
-    """``success`` if the benchmark scores it, else the first pass/fail score, else None."""
-    seen: list[str] = []
-    for r in records:
-        for key, value in (r.get("scores") or {}).items():
-            if isinstance(value, bool) and key not in seen:
-                seen.append(key)
-    if PRIMARY in seen:
-        return PRIMARY
-    return seen[0] if seen else None
 
 
 def outcomes_by_split(records: list[dict[str, Any]], metric: str
@@ -81,11 +72,16 @@ def _split_counts(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 
 
 def run_overview(path: str | Path, *, seed: int = 0,
-                 prices: dict[str, dict[str, float]] | None = None) -> dict[str, Any]:
+                 prices: dict[str, dict[str, float]] | None = None,
+                 n_resamples: int = 2000) -> dict[str, Any]:
     """The report of one run directory (see the module docstring).
 
-    ``usage_by_role`` splits the tokens by model role; with a price table (see
-    :func:`toolscore.report.usage.load_prices`) ``cost`` gives cost per role and in total.
+    ``mode``, ``judge`` and ``user`` name how the run was scored and who played the other
+    parts, as the benchmark states them. ``intervals`` are the benchmark's headline metrics per
+    split with 95% bootstrap intervals (``Benchmark.interval_metrics``), ``breakdowns`` its
+    tables of where the misses are. ``usage_by_role`` splits the tokens by model role; with a
+    price table (see :func:`toolscore.report.usage.load_prices`) ``cost`` gives cost per role
+    and in total.
 
     ``repeats`` is filled only when some sample has more than one finished epoch; its
     ``noise_floor`` is the smallest difference between two single-epoch runs that is real at
@@ -93,13 +89,22 @@ def run_overview(path: str | Path, *, seed: int = 0,
     """
     store = RunStore(path)
     config = store.read_config()
-    records = list(store.latest().values())
+    records = sorted(store.latest().values(), key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
     scores_file = store.path / SCORES_FILE
     metrics = json.loads(scores_file.read_text()) if scores_file.is_file() else None
+    return overview_of(store.path, config, records, metrics, run_view(config), seed=seed,
+                       prices=prices, n_resamples=n_resamples)
+
+
+def overview_of(run_dir: Path, config: dict[str, Any], records: list[dict[str, Any]],
+                metrics: dict[str, Any] | None, view: RunView, *, seed: int,
+                prices: dict[str, dict[str, float]] | None, n_resamples: int) -> dict[str, Any]:
+    """:func:`run_overview` of records already read (the HTML report reuses them)."""
     bench = config.get("benchmark_config") or {}
     epochs = int(config.get("epochs") or max((int(r.get("epoch", 0)) + 1 for r in records),
                                              default=1))
-    metric = _primary_metric(records)
+    ok = [r for r in records if r.get("status") == "ok"]
+    metric = view.primary_metric(ok)
     repeats = None
     if metric is not None:
         groups = outcomes_by_split(records, metric)
@@ -108,20 +113,34 @@ def run_overview(path: str | Path, *, seed: int = 0,
                        "splits": {s: repeat_summary(o, seed=seed) for s, o in groups.items()}}
     roles = usage_by_role(records, epochs)
     models = role_models(config)
+    breakdowns = [breakdown_dict(b) for b in view.breakdowns(records)]  # may set view.note
     return {
-        "run_dir": str(store.path),
+        "run_dir": str(run_dir),
         "benchmark": config.get("benchmark"),
         "model": config.get("model"),
+        "mode": view.mode(),
+        **view.roles(),
         "embedder": bench.get("embedder_id") or bench.get("embedder"),
-        "judge": bench.get("judge_id") or bench.get("judge") or config.get("judge"),
-        "strict": bench.get("strict"),
         "seeds": {k: v for k, v in bench.items() if "seed" in k},
         "epochs": epochs,
         "created": config.get("created"),
+        "note": view.note,
         "metrics": metrics,
+        "primary_metric": metric,
+        "intervals": {"resampled": resampled_unit(records), "n_resamples": n_resamples,
+                      "seed": seed, "splits": headline(
+                          records, metrics, view.interval_metrics(ok),
+                          n_resamples=n_resamples, seed=seed)},
+        "breakdowns": breakdowns,
         "counts": _split_counts(records),
         "repeats": repeats,
         "usage": _usage(records, roles, epochs),
         "usage_by_role": {role: {"model": models.get(role), **u} for role, u in roles.items()},
         "cost": cost(roles, models, prices, epochs) if prices is not None else None,
     }
+
+
+def breakdown_dict(b: Breakdown) -> dict[str, Any]:
+    return {"title": b.title, "note": b.note, "matrix": list(b.matrix) if b.matrix else None,
+            "columns": [{"key": c.key, "title": c.title, "kind": c.kind} for c in b.columns],
+            "rows": b.rows}

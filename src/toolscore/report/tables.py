@@ -67,19 +67,18 @@ def metrics_table(title: str, benchmark: str | None, metrics: dict[str, Any]) ->
 
 
 def run_title(config: dict[str, Any]) -> str:
-    """Who and what produced the numbers: benchmark, model, mode, embedder, judge."""
+    """Who and what produced the numbers: benchmark, model, mode, embedder, judge, user."""
+    from toolscore.report.view import run_view
+
+    view = run_view(config)
     bench = config.get("benchmark_config") or {}
     parts = [str(config.get("benchmark")), f"model {config.get('model')}"]
-    mode = bench.get("mode") or ("strict" if bench.get("strict") else
-                                 "reference" if "strict" in bench else None)
+    mode = view.mode()
     if mode:
         parts.append(f"{mode} mode")
     if bench.get("embedder_id") or bench.get("embedder"):
         parts.append(f"embedder {bench.get('embedder_id') or bench.get('embedder')}")
-    for key in ("judge_id", "judge", "user_model"):
-        if bench.get(key):
-            parts.append(f"{key.replace('_id', '').replace('_', ' ')} {bench[key]}")
-            break
+    parts += [f"{role} {who}" for role, who in view.roles().items() if who]
     return " · ".join(parts)
 
 

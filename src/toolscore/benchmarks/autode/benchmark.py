@@ -19,6 +19,7 @@ from toolscore.benchmarks.autode import prompts, protocol
 from toolscore.benchmarks.autode.analysis import redundant_questions
 from toolscore.benchmarks.autode.apidocs import ApiDoc, check_arguments, load_api_docs
 from toolscore.benchmarks.autode.data import UserScript, load_scripts
+from toolscore.benchmarks.autode.report_view import AutoDEReport
 from toolscore.benchmarks.autode.rescore import REFUSAL_REASONS
 from toolscore.benchmarks.autode.scoring import (
     CaseScore,
@@ -69,7 +70,7 @@ COLUMNS = [Column("n_cases", "cases", "count"), Column("n_trials", "trials", "co
            Column("f1_std", "F1 std", "number")]
 
 
-class AutoDEBenchmark(Benchmark):
+class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     name = "autode"
     description = "AutoDE (Mu et al. 2024): 276 user scripts over 66 APIs; dynamic/static/human"
     Options = AutoDEOptions
@@ -178,14 +179,6 @@ class AutoDEBenchmark(Benchmark):
         docs = list(self.docs.values())
         return {"benchmark": "autode",
                 "results": [score_results(f, scripts, docs).to_dict() for f in files]}
-
-    def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
-        out = record.get("output") or {}
-        scores = record.get("scores") or {}
-        messages = [{"role": str(t.get("role", "")).lower(), "content": t.get("message")}
-                    for t in out.get("content") or []]
-        summary = f"F1 {scores['f1']:.2f}" if isinstance(scores.get("f1"), (int, float)) else ""
-        return {"summary": summary, "messages": messages}
 
     # -- data --------------------------------------------------------------------------------
     def samples(self) -> list[Sample]:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample, option
 from toolscore.benchmarks.tooltalk import protocol
 from toolscore.benchmarks.tooltalk.data import load_conversations, load_databases, make_environment
+from toolscore.benchmarks.tooltalk.report_view import ToolTalkReport
 from toolscore.benchmarks.tooltalk.scoring import (
     ConversationScore,
     TurnCalls,
@@ -56,7 +57,7 @@ COLUMNS = [
 ]
 
 
-class ToolTalkBenchmark(Benchmark):
+class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view.py
     """ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations over 7 plugins."""
 
     name = "tooltalk"
@@ -200,13 +201,6 @@ class ToolTalkBenchmark(Benchmark):
 
         return score_prediction_dir(path, strict=self.strict, embedder=self.embedder_name,
                                     out=out, tools=self.tools, similarity=self.similarity)
-
-    def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
-        scores = record.get("scores") or {}
-        summary = ("success" if scores.get("success") else "failed") if scores else ""
-        messages = [m for t in (record.get("output") or {}).get("turns") or []
-                    for m in t.get("transcript") or []]
-        return {"summary": summary, "messages": messages}
 
     # -- scoring -----------------------------------------------------------------------------
     @property
