@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.autode.test_run import DATA, asking_assistant, responder
-from report.test_html import CHROMIUM, VISIBLE, Browser
+from support.autode import asking_assistant, responder
+from support.browser import CHROMIUM, VISIBLE, Browser
+from support.data import path as data_path
 
 from toolscore.records import RunStore
 from toolscore.report.compare import compare_runs
@@ -26,6 +27,7 @@ from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import Message, ToolCall
 
 pytestmark = pytest.mark.needs_data("autode")
+DATA = data_path("autode")
 CASES = 4
 
 
