@@ -92,7 +92,7 @@ needs_acs = pytest.mark.skipif(not ACS.is_file(), reason="ACS dev data not prese
 @needs_acs
 def test_judge_agreement_acs_verify_on_dev() -> None:
     from toolscore.benchmarks.acs.data import load_rows
-    from toolscore.judges.acs import verify
+    from toolscore.benchmarks.acs.verify import verify
 
     rows = load_rows(ACS)
     labels = [verify(r.request, r.response, r.constraint, r.domain).label for r in rows]

@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from toolscore.judges.acs import verify
-from toolscore.judges.acs.constraints import (
+from toolscore.benchmarks.acs.verify import verify
+from toolscore.benchmarks.acs.verify.checks import tonnage
+from toolscore.benchmarks.acs.verify.constraints import (
     Abstain,
     Comparison,
     comparison_op,
     infer_domain,
     parse_constraint,
 )
-from toolscore.judges.acs.extract import extract_meal_plan, nutrient_values
-from toolscore.judges.acs.markdown import read_lines, split_units, unit_numbers
-from toolscore.judges.acs.verify import tonnage
-from toolscore.judges.acs.workouts import extract_sessions
+from toolscore.benchmarks.acs.verify.extract import extract_meal_plan, nutrient_values
+from toolscore.benchmarks.acs.verify.markdown import read_lines, split_units, unit_numbers
+from toolscore.benchmarks.acs.verify.workouts import extract_sessions
 
 # --- comparisons -----------------------------------------------------------------------
 
