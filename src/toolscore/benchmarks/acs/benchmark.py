@@ -287,6 +287,7 @@ class ACSBenchmark(Benchmark):
                              "content": prompt.USER_TEMPLATE.format(**prompt.variables(
                                  sample.data))})
         replies = [t for v in out.get("votes") or [] for t in v.get("raw") or []]
-        for text in replies or [out.get("reason") or ""]:
-            messages.append({"role": "assistant", "content": text})
+        for text in replies or [out.get("reason") or record.get("error") or ""]:
+            if text:
+                messages.append({"role": "assistant", "content": text})
         return {"summary": summary, "messages": messages}
