@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from toolscore.benchmarks.acs.data import AcsRow, DataError, default_dir, load_rows
-from toolscore.judges.acs import Verdict, verify
-from toolscore.judges.acs.verify import clear_caches
+from toolscore.benchmarks.acs.verify import Verdict, verify
+from toolscore.benchmarks.acs.verify.checks import clear_caches
 
 
 @dataclass

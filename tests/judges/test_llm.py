@@ -1,11 +1,21 @@
-"""The LLM judge: verdicts parsed robustly, unreadable ones retried then recorded as errors."""
+"""The one LLM judge: verdicts parsed robustly (labels, JSON booleans, other spellings, a loose
+reading where asked for), unreadable ones re-asked then recorded as errors, votes and shots."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
-from toolscore.judges.llm import LLMJudge, PromptTemplate, majority, make_judge, parse_verdict
+from toolscore.judges.llm import (
+    LLMJudge,
+    PromptTemplate,
+    Verdict,
+    decide,
+    majority,
+    make_judge,
+    parse_verdict,
+)
 from toolscore.models.client import ModelClient
 from toolscore.models.retry import RetryPolicy
 from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
@@ -87,3 +97,77 @@ def test_votes_are_distinct_requests() -> None:
     assert [v.label for v in vs] == ["Solved", "Unsolved", "Solved"]
     assert [v.vote for v in vs] == [0, 1, 2]
     assert majority([v.label for v in vs]) == "Solved"
+
+
+# -- options of the one judge: boolean labels, other spellings, loose reading, shots ----------
+YES_NO = PromptTemplate("yn", "sys", "Is {x} ok?", ("true", "false"), key="ok",
+                        aliases={"true": ("yes",), "false": ("no", "not ok")},
+                        other_keys=("verdict",), loose=True,
+                        correction="Unreadable ({error}); reply {{\"{key}\": {labels}}}.")
+
+
+def test_json_booleans_spellings_and_other_keys_are_labels() -> None:
+    assert YES_NO.parse('{"ok": true, "reasoning": "fine"}') == ("true", "fine")
+    assert YES_NO.parse('{"OK": "Not OK"}') == ("false", "")
+    assert YES_NO.parse('{"verdict": "yes"}') == ("true", "")
+    assert "ok=0 is not one of" in str(YES_NO.parse('{"ok": 0}'))  # 0 is only its text
+    # booleans are not labels of a template that does not list them
+    assert "not one of" in str(parse_verdict('{"status": true}', LABELS, "status"))
+
+
+def test_the_last_complete_verdict_wins_and_an_object_outranks_what_it_quotes() -> None:
+    assert YES_NO.parse('{"ok": true} on reflection {"ok": false}') == ("false", "")
+    assert YES_NO.parse('{"reason": {"ok": true}, "ok": false}')[0] == "false"
+    assert parse_verdict('{"answer": {"status": "Solved"}}', LABELS, "status") == ("Solved", "")
+
+
+def test_loose_reading_only_where_asked_for() -> None:
+    cut = '{"reason": "cut off, "ok": false'
+    assert YES_NO.parse(cut) == ("false", "")
+    plain = replace(YES_NO, loose=False)
+    assert plain.parse(cut) == "no JSON object in reply"
+    assert isinstance(YES_NO.parse('{"ok": "maybe"}'), str)
+
+
+def test_shots_go_between_system_and_question_and_the_reask_names_the_error() -> None:
+    shots = YES_NO.example({"x": "a"}, '{"ok": true}')
+    with _server(["hmm", '{"ok": "no"}']) as srv:
+        judge = make_judge("openai/fake", base_url=srv.base_url)
+        v = asyncio.run(judge.judge(YES_NO, {"x": "b"}, shots=shots))
+        first, second = (r["messages"] for r in srv.received)
+    assert v.label == "false" and v.raw == ["hmm", '{"ok": "no"}']
+    assert [m["role"] for m in first] == ["system", "user", "assistant", "user"]
+    assert first[1]["content"] == "Is a ok?" and first[-1]["content"] == "Is b ok?"
+    assert second[:4] == first and second[-1]["content"] == (
+        'Unreadable (no JSON object in reply); reply {"ok": true, false}.')
+
+
+def test_decide_tallies_votes_and_abstains_on_ties_or_nothing_readable() -> None:
+    def v(label: str | None, reason: str = "", error: str | None = None) -> Verdict:
+        return Verdict("t", label, reason, error=error)
+
+    assert decide([v("A", "first A"), v("B"), v("A", "second A")]) == ("A", "2/3 votes; first A")
+    assert decide([v("A", "only")]) == ("A", "only")
+    assert decide([v("A"), v("B")]) == (None, "abstained: votes tie (A 1, B 1)")
+    assert decide([v(None, error="unparseable")]) == (None, "abstained: unparseable")
+    assert decide([]) == (None, "abstained: no votes")
+
+
+def test_votes_stop_at_an_infrastructure_failure_and_flag_it() -> None:
+    with FakeOpenAIServer(fault_plan={0: "400"}) as srv:
+        from toolscore.models import get_model
+
+        client = ModelClient(get_model("openai/fake", base_url=srv.base_url),
+                             retry=RetryPolicy(max_attempts=1), role="judge")
+        vs = asyncio.run(LLMJudge(client).votes(T, {"x": "q"}, 3))
+    assert len(vs) == 1 and vs[0].infra and not vs[0].ok
+    assert "infra" not in vs[0].to_dict()  # the stored shape is unchanged
+
+
+def test_make_judge_counts_usage_as_the_judge() -> None:
+    from toolscore.models.accounting import usage_ledger
+
+    with _server(['{"status": "Solved"}']) as srv, usage_ledger() as ledger:
+        judge = make_judge("openai/fake", base_url=srv.base_url)
+        asyncio.run(judge.judge(T, {"x": "q"}))
+    assert set(ledger.by_role) == {"judge"} and judge.client.role == "judge"

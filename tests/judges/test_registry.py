@@ -1,20 +1,26 @@
-"""Judge registry and judge configuration files: lookups, validation with one-line errors, and a
-configured LLM judge end to end (ACS agreement) against a scripted OpenAI-compatible server."""
+"""Judge kinds through the ``toolscore.judges`` entry points, judge configuration files
+(validation with one-line errors), and a configured LLM judge end to end (ACS agreement)
+against a scripted OpenAI-compatible server."""
 
 from __future__ import annotations
 
 import json
 import os
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from support.data import needs
 
 from toolscore.cli import app
+from toolscore.entrypoints import JUDGES, Extension, ExtensionError
 from toolscore.judges.registry import (
-    BUILTINS,
+    DETERMINISTIC,
+    LLM,
     JudgeConfigError,
+    JudgeKind,
     get_judge,
     judge_config,
     list_judges,
@@ -24,7 +30,11 @@ from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completio
 from toolscore.types import Message
 
 ACS = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs" / "acs_dev.csv"
-needs_acs = pytest.mark.skipif(not ACS.is_file(), reason=f"ACS data not at {ACS}")
+needs_acs = needs("acs")
+
+
+def rows_of(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -33,14 +43,55 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_builtins_and_lookup() -> None:
-    assert set(BUILTINS) == {"acs-verify", "tooleval-pass", "tooleval-pref", "acs-llm"}
+def test_builtin_kinds_are_found_through_the_entry_point_registry(
+        builtin_judges: dict[str, str]) -> None:
+    assert set(builtin_judges) <= set(JUDGES.names())
     assert not get_judge("acs-verify").needs_model
     assert all(get_judge(k).needs_model for k in ("tooleval-pass", "tooleval-pref", "acs-llm"))
-    assert [k.name for k in list_judges()] == sorted(BUILTINS)
+    listed = [k.name for k in list_judges()]
+    assert listed == sorted(listed) and set(builtin_judges) <= set(listed)
     with pytest.raises(LookupError) as e:
         get_judge("gpt-judge")
     assert "unknown judge 'gpt-judge'" in str(e.value) and "acs-verify" in str(e.value)
+
+
+def test_declared_targets_are_judge_kinds_of_their_name(builtin_judges: dict[str, str]) -> None:
+    """The targets pyproject.toml declares load to the kind they name; where the installed
+    metadata already declares them, it names the same targets."""
+    for name, target in builtin_judges.items():
+        kind = Extension(name, target, "toolscore", "").load("judge")
+        assert isinstance(kind, JudgeKind) and kind.name == name
+        assert kind.kind in (DETERMINISTIC, LLM) and kind.description
+    declared = {ep.name: ep.value for ep in entry_points(group="toolscore.judges")}
+    for name, target in declared.items():
+        if name in builtin_judges:
+            assert target == builtin_judges[name]
+
+
+def test_a_kind_registered_by_another_package_is_usable_in_a_config(tmp_path: Path) -> None:
+    JUDGES.register("house-llm", JudgeKind("house-llm", LLM, "yes / no", "our own judge"))
+    JUDGES.register("broken", {"name": "broken"})
+    try:
+        cfg = load_judge_config(write(tmp_path, "h.yaml", "name: h\nkind: house-llm\n"
+                                      "model: openai/m\n"))
+        assert cfg.id == "h (house-llm, openai/m, built-in template)"
+        assert "house-llm" in [k.name for k in list_judges()]
+        assert "broken" not in [k.name for k in list_judges()]
+        with pytest.raises(ExtensionError, match="not a toolscore.judges.registry.JudgeKind"):
+            get_judge("broken")
+        with pytest.raises(JudgeConfigError, match="field 'kind': judge 'broken'"):
+            load_judge_config(write(tmp_path, "b.yaml", "name: b\nkind: broken\n"))
+    finally:
+        JUDGES.unregister("house-llm")
+        JUDGES.unregister("broken")
+
+
+def test_cli_lists_judge_kinds(builtin_judges: dict[str, str]) -> None:
+    res = CliRunner().invoke(app, ["judges", "--json"])
+    assert res.exit_code == 0, res.output
+    kinds = {k["name"]: k for k in json.loads(res.stdout)["judges"]}
+    assert set(builtin_judges) <= set(kinds)
+    assert kinds["acs-verify"]["kind"] == "deterministic" and kinds["acs-llm"]["kind"] == "llm"
 
 
 def test_valid_yaml_config_with_template_file(tmp_path: Path) -> None:
@@ -134,12 +185,13 @@ def test_acs_verify_config_names_its_judge(tmp_path: Path) -> None:
     path = write(tmp_path, "v.yaml", "name: verifier\nkind: acs-verify\n")
     res = CliRunner().invoke(app, ["judge-agreement", "--judge-config", str(path), "--limit",
                                    "10", "--resamples", "0", "--json", "--out",
-                                   str(tmp_path / "rows.jsonl")])
+                                   str(tmp_path / "run")])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["judge"] == "verifier (acs-verify)" and doc["judge_config"]["kind"] == "acs-verify"
-    rows = [json.loads(x) for x in (tmp_path / "rows.jsonl").read_text().splitlines()]
-    assert len(rows) == 10 and {r["judge"] for r in rows} == {"verifier (acs-verify)"}
+    rows = rows_of(tmp_path / "run")
+    assert len(rows) == 10 and {r["output"]["judge"] for r in rows} == {"verifier (acs-verify)"}
+    assert json.loads((tmp_path / "run" / "scores.json").read_text()) == doc
 
 
 @needs_acs
@@ -159,7 +211,7 @@ def test_acs_llm_config_end_to_end_with_template(tmp_path: Path) -> None:
                      "template: |\n  Check the constraint; answer with JSON {{satisfied}}.\n")
         res = CliRunner().invoke(app, ["judge-agreement", "--judge-config", str(path),
                                        "--limit", "4", "--resamples", "0", "--no-cache",
-                                       "--json", "--out", str(tmp_path / "rows.jsonl")])
+                                       "--json", "--out", str(tmp_path / "run")])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     cfg = load_judge_config(path)
@@ -170,5 +222,10 @@ def test_acs_llm_config_end_to_end_with_template(tmp_path: Path) -> None:
     assert {r["messages"][0]["content"] for r in seen} == {
         "Check the constraint; answer with JSON {{satisfied}}.\n"}
     assert {r.get("temperature") for r in seen} == {0.5}
-    rows = [json.loads(x) for x in (tmp_path / "rows.jsonl").read_text().splitlines()]
-    assert {r["judge"] for r in rows} == {cfg.id} and all(len(r["votes"]) == 3 for r in rows)
+    rows = rows_of(tmp_path / "run")
+    assert {r["output"]["judge"] for r in rows} == {cfg.id}
+    assert all(len(r["output"]["votes"]) == 3 for r in rows)
+    # the configured model is the judge's, not the run's: usage is counted as the judge's
+    assert all(set(r["usage_by_role"]) == {"judge"} for r in rows)
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["model"] == "none" and run["benchmark_config"]["judge_id"] == cfg.id

@@ -1,27 +1,24 @@
-"""``toolscore judge-agreement``: how well a judge agrees with the ACS human labels.
+"""``toolscore judge-agreement`` and ``toolscore judges``: how well a judge agrees with human
+labels, and which judge kinds are installed.
 
-The judge is acs-verify (the deterministic verifier) or any model name (an LLM judge, zero- or
-few-shot). Every metric comes with a bootstrap interval that resamples whole requests, since
-the 3-6 constraints of one request are judged against one shared response. Rows where the
-infrastructure failed are reported and left out; rows where the judge gave no readable verdict
-are abstentions and lower ``coverage`` and ``accuracy_all``. No evaluation logic here: parse,
-call the library, print.
+``judge-agreement`` is the ACS benchmark under its older name: it runs ``acs`` through
+:func:`toolscore.runs.api.evaluate` (into ``--out`` or a temporary run directory) and prints the
+agreement table; ``toolscore run acs`` does the same and keeps the run. With ``--labels`` and
+``--verdicts`` it measures any recorded verdicts against any human-labelled set instead. No
+evaluation logic here: parse, call the library, print.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 
-from toolscore.benchmarks.acs.data import AcsRow
-from toolscore.cli.common import USER_ERRORS, emit_json, fail
+from toolscore.cli.common import UserErrors, emit_json, fail, progress_wanted, stdout
 
-GROUPS = ("domain", "kind", "none")
 COLUMNS = (
     ("coverage", "cov"),
     ("accuracy", "acc"),
@@ -89,7 +86,8 @@ COLUMNS = (
     "out",
     type=click.Path(path_type=Path),
     default=None,
-    help="Write one JSON line per row (verdict, votes, raw model output).",
+    help="Run directory to keep (run.json, samples.jsonl with every verdict, its votes and "
+    "raw model output, scores.json); default: a temporary one.",
 )
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
 @click.option(
@@ -97,14 +95,16 @@ COLUMNS = (
     "judge_config",
     type=click.Path(path_type=Path),
     default=None,
-    help="Judge configuration file (JSON/YAML; kind acs-verify or acs-llm); replaces --judge, --base-url, --votes, --temperature.",
+    help="Judge configuration file (JSON/YAML; kind acs-verify or acs-llm); replaces --judge, "
+    "--base-url, --votes, --temperature.",
 )
 @click.option(
     "--labels",
     "labels",
     type=click.Path(path_type=Path),
     default=None,
-    help="Any human-labelled set (JSONL or CSV: id, label[, group, cluster]); with --verdicts, measures those verdicts instead of ACS.",
+    help="Any human-labelled set (JSONL or CSV: id, label[, group, cluster]); with --verdicts, "
+    "measures those verdicts instead of ACS.",
 )
 @click.option(
     "--verdicts",
@@ -160,281 +160,100 @@ def judge_agreement(
 ) -> None:
     """Agreement of a judge with human labels (the ACS rows, or any labelled set), with
     intervals."""
-    from toolscore.benchmarks.acs.data import DataError, load_rows
-
     if labels is not None or verdicts is not None:
         if labels is None or verdicts is None:
             fail("--labels and --verdicts go together")
-            return
-        from toolscore.judges.labels import join_labels
-        from toolscore.stats.classification import classification_report
+        from toolscore.judges.labels import agreement_from_files
 
-        try:
-            items, unjudged = join_labels(
-                labels,
-                verdicts,
-                id_field=id_field,
-                label_field=label_field,
-                verdict_field=verdict_field,
-                group_field=group_field,
-                cluster_field=cluster_field,
-            )
-        except DataError as e:
-            fail(str(e))
-            return
-        rep = classification_report(
-            [i.human for i in items],
-            [i.label for i in items],
-            groups=[i.group for i in items] if group_field else None,
-            clusters=[i.cluster for i in items],
-            n_resamples=resamples,
-            seed=seed,
-        )
-        doc = {
-            "judge": str(verdicts),
-            "labels": str(labels),
-            "rows": len(items),
-            "how": "recorded verdicts",
-            "items_name": "labelled items",
-            "clusters_name": "clusters",
-            "unjudged": unjudged,
-            "errors": 0,
-            "shots": 0,
-            "votes": 1,
-            "group": group_field or "none",
-            "requests": len({i.cluster for i in items}),
-            "abstentions": sum(i.label is None for i in items),
-            "baseline_always_satisfied": (
-                sum(i.human for i in items) / len(items) if items else None
-            ),
-            "report": rep.to_dict(),
-        }
-        if json_out:
-            emit_json(doc)
-        else:
-            print_summary(doc)
+        with UserErrors():
+            doc = agreement_from_files(
+                labels, verdicts, id_field=id_field, label_field=label_field,
+                verdict_field=verdict_field, group_field=group_field,
+                cluster_field=cluster_field, resamples=resamples, seed=seed)
+        show(doc, json_out)
         return
-
-    ident: dict[str, Any] | None = None
-    system: str | None = None
+    if limit is not None and limit < 1:
+        fail("--limit must be >= 1")
+    options: dict[str, Any] = {"shots": shots, "shot_reasons": shot_reasons, "votes": votes,
+                               "temperature": temperature, "group": group,
+                               "resamples": resamples, "seed": seed}
+    model = None
     if judge_config is not None:
-        from toolscore.judges.registry import JudgeConfigError, load_judge_config
+        options["judge_config"] = judge_config
+        options["judge_base_url"] = base_url
+    elif judge != "acs-verify":
+        options["judge"], model = "llm", judge
+    if data is not None and data.is_file():  # a csv: the release's own file, or another
+        from toolscore.benchmarks.acs.data import DEV_FILE
 
-        try:
-            cfg = load_judge_config(judge_config).require("acs-verify", "acs-llm")
-        except JudgeConfigError as e:
-            fail(str(e))
-            return
-        ident, system = cfg.identity(), cfg.template
-        judge = cfg.model or "acs-verify"
-        base_url = cfg.base_url or base_url
-        votes = cfg.votes or votes
-        temperature = temperature if cfg.temperature is None else cfg.temperature
-    if group not in GROUPS:
-        fail(f"--group: expected one of {', '.join(GROUPS)}, got {group!r}")
-    if shots < 0 or votes < 1 or (limit is not None and limit < 1) or resamples < 0:
-        fail("--shots and --resamples must be >= 0; --votes and --limit >= 1")
-    if judge == "acs-verify" and (shots or votes != 1 or shot_reasons):
-        fail("--shots, --votes and --shot-reasons apply to LLM judges, not acs-verify")
-    try:
-        rows = load_rows(data)
-    except DataError as e:
-        fail(str(e))
-        return
-    try:
-        if judge == "acs-verify":
-            judged = _run_verifier(rows[:limit])
-        else:
-            judged = asyncio.run(
-                _run_llm(
-                    rows,
-                    limit,
-                    judge,
-                    base_url=base_url,
-                    shots=shots,
-                    shot_reasons=shot_reasons,
-                    votes=votes,
-                    temperature=temperature,
-                    seed=seed,
-                    timeout=timeout,
-                    max_concurrency=max_concurrency,
-                    cache=not no_cache,
-                    system=system,
-                )
-            )
-    except USER_ERRORS as e:
-        fail(str(e))
-        return
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("w", encoding="utf-8") as f:
-            for rec in judged:
-                rec = {**rec, "judge": ident["id"]} if ident else rec
-                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    doc = summarise(
-        judged, judge=judge, group=group, shots=shots, votes=votes, resamples=resamples, seed=seed
-    )
-    if ident is not None:
-        doc["judge"], doc["judge_config"] = ident["id"], ident
+        if data.name != DEV_FILE:
+            options["csv"] = data
+        data = None if data.name != DEV_FILE else data.parent
+    from toolscore.runs.api import evaluate
+
+    with UserErrors(), tempfile.TemporaryDirectory(prefix="toolscore-acs-") as tmp:
+        run = evaluate("acs", model, data=data, out=out or Path(tmp) / "run", limit=limit,
+                       max_concurrency=max_concurrency, cache=None if no_cache else "default",
+                       base_url=base_url if model else None, timeout=timeout,
+                       progress=progress_wanted(json_out), **options)
+    show(run.metrics or {}, json_out)
+
+
+def show(doc: dict[str, Any], json_out: bool) -> None:
     if json_out:
         emit_json(doc)
     else:
         print_summary(doc)
 
 
-# -- running the judges ---------------------------------------------------------------------
-def _record(
-    row: AcsRow, label: bool | None, reason: str, error: str = "", **extra: Any
-) -> dict[str, Any]:
-    from toolscore.judges.acs.constraints import Abstain, parse_constraint
+@click.command("judges")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+def judges_command(json_out: bool) -> None:
+    """List judge kinds (toolscore.judges entry points), usable in a judge config's kind."""
+    from rich.markup import escape
+    from rich.table import Table
 
-    parsed = parse_constraint(row.constraint, row.request, row.domain)
-    return {
-        "row_id": row.row_id,
-        "domain": row.domain,
-        "kind": "unparsed" if isinstance(parsed, Abstain) else parsed.kind,
-        "request": _request_id(row),
-        "constraint": row.constraint,
-        "human": row.label,
-        "label": label,
-        "reason": reason,
-        "error": error,
-        **extra,
-    }
+    from toolscore.entrypoints import JUDGES
+    from toolscore.judges.registry import list_judges
 
-
-def _request_id(row: AcsRow) -> str:
-    from toolscore.models.cache import sha256_json
-
-    return sha256_json([row.request, row.response])[:12]
-
-
-def _run_verifier(rows: list[AcsRow]) -> list[dict[str, Any]]:
-    from toolscore.judges.acs import verify
-
-    out = []
-    for r in rows:
-        v = verify(r.request, r.response, r.constraint, r.domain)
-        out.append(_record(r, v.label, v.reason))
-    return out
+    where = JUDGES.listing()
+    kinds = [{"name": k.name, "kind": k.kind, "labels": k.labels,
+              "description": k.description, "source": where.get(k.name, "")}
+             for k in list_judges()]
+    if json_out:
+        emit_json({"judges": kinds})
+        return
+    table = Table(title="judge kinds (kind: in a judge config)", title_justify="left")
+    for c in ("name", "kind", "labels", "description", "source"):
+        table.add_column(c, overflow="fold")
+    for k in kinds:
+        table.add_row(*(escape(str(k[c])) for c in ("name", "kind", "labels", "description",
+                                                     "source")))
+    stdout().print(table)
 
 
-async def _run_llm(
-    rows: list[AcsRow],
-    limit: int | None,
-    judge: str,
-    *,
-    base_url: str | None,
-    shots: int,
-    shot_reasons: bool,
-    votes: int,
-    temperature: float,
-    seed: int,
-    timeout: float,
-    max_concurrency: int,
-    cache: bool,
-    system: str | None = None,
-) -> list[dict[str, Any]]:
-    from toolscore.judges.acs_llm import few_shot_plan
-    from toolscore.judges.registry import acs_llm_judge_class
-    from toolscore.models import ModelClient, get_model
-
-    model = get_model(judge, **({"base_url": base_url} if base_url else {}))
-    client = ModelClient(
-        model,
-        cache=_cache() if cache else None,
-        timeout=timeout,
-        max_concurrency=max_concurrency,
-        role="judge",
-    )
-    plan = few_shot_plan(rows, shots, seed)[:limit]  # examples drawn from all requests
-    explanations: dict[str, str] = {}
-    if shot_reasons:
-        from toolscore.judges.acs import verify
-
-        for s in {s.row_id: s for _, ex in plan for s in ex}.values():
-            v = verify(s.request, s.response, s.constraint, s.domain)
-            if v.label == s.label:
-                explanations[s.row_id] = v.reason
-    llm = acs_llm_judge_class(system)(
-        client, votes=votes, temperature=temperature, seed=seed, explanations=explanations
-    )
-    verdicts = await llm.judge_all(plan)
-    return [
-        _record(
-            r,
-            v.label,
-            v.reason,
-            v.error,
-            shots=[s.row_id for s in ex],
-            votes=[{"label": x.label, "error": x.error, "raw": x.raw} for x in v.votes],
-        )
-        for (r, ex), v in zip(plan, verdicts, strict=True)
-    ]
+# -- printing --------------------------------------------------------------------------------
+def _missing(x: float | None) -> bool:
+    return x is None or x != x  # null in a stored document, nan when computed here
 
 
-def _cache() -> Any:
-    from toolscore.data import cache_root
-    from toolscore.models.cache import ResponseCache
-
-    path = cache_root() / "responses.sqlite"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return ResponseCache(path)
-
-
-# -- summarising and printing ---------------------------------------------------------------
-def summarise(
-    judged: list[dict[str, Any]],
-    *,
-    judge: str,
-    group: str,
-    shots: int,
-    votes: int,
-    resamples: int,
-    seed: int,
-) -> dict[str, Any]:
-    """Metrics over the rows without infrastructure errors, overall and per ``group``."""
-    from toolscore.stats.classification import classification_report
-
-    scored = [r for r in judged if not r["error"]]
-    rep = classification_report(
-        [r["human"] for r in scored],
-        [r["label"] for r in scored],
-        groups=None if group == "none" else [r[group] for r in scored],
-        clusters=[r["request"] for r in scored],
-        n_resamples=resamples,
-        seed=seed,
-    )
-    n = len(scored)
-    return {
-        "judge": judge,
-        "shots": shots,
-        "votes": votes,
-        "group": group,
-        "rows": len(judged),
-        "requests": len({r["request"] for r in judged}),
-        "errors": len(judged) - n,
-        "abstentions": sum(r["label"] is None for r in scored),
-        "baseline_always_satisfied": sum(r["human"] for r in scored) / n if n else None,
-        "report": rep.to_dict(),
-    }
-
-
-def _cell(m: dict[str, float], name: str) -> tuple[str, str]:
+def _cell(m: dict[str, float | None], name: str) -> tuple[str, str]:
     v, lo, hi = m["value"], m["low"], m["high"]
-    if v != v:
+    if v is None or _missing(v):
         return "-", ""
+    none = _missing(lo) or _missing(hi)
     if name == "kappa":
-        return f"{v:.3f}", ("" if lo != lo else f"{lo:.2f}-{hi:.2f}")
-    return f"{v:.1%}", ("" if lo != lo else f"{lo:.0%}-{hi:.0%}")
+        return f"{v:.3f}", ("" if none else f"{lo:.2f}-{hi:.2f}")
+    return f"{v:.1%}", ("" if none else f"{lo:.0%}-{hi:.0%}")
 
 
 def print_summary(doc: dict[str, Any], file: Any = None) -> None:
     file = file or sys.stdout
     rep = doc["report"]
     boot = rep["bootstrap"]
-    kind = (doc.get("judge_config") or {}).get("kind", doc["judge"])
-    how = doc.get("how") or (f"{doc['shots']}-shot" if kind != "acs-verify" else "deterministic")
+    from toolscore.benchmarks.acs.agreement import how as how_judged
+
+    how = how_judged(doc)
     items, clusters = doc.get("items_name", "ACS rows"), doc.get("clusters_name", "requests")
     print(
         f"judge {doc['judge']} ({how}) on {doc['rows']} {items} from {doc['requests']} "
@@ -466,4 +285,4 @@ def print_summary(doc: dict[str, Any], file: Any = None) -> None:
         )
 
 
-COMMANDS = [judge_agreement]
+COMMANDS = [judge_agreement, judges_command]

@@ -1,4 +1,6 @@
-"""Judges: programs or LLMs that label something and are measured against human labels.
+"""Judges: the one LLM judge (templates, verdicts, votes), judge kinds found through the
+``toolscore.judges`` entry points, configurations, and human labels to measure judges against.
 
-``acs`` holds acs-verify, a deterministic verifier of arithmetic constraints.
+Method-specific judges live with their method (ACS's deterministic verifier and prompt in
+``benchmarks/acs``) and are registered by entry point like any installed package's.
 """

@@ -94,3 +94,29 @@ def join_labels(labels_path: Path, verdicts_path: Path, *, id_field: str = "id",
             group=str(row.get(group_field, "")) if group_field else "",
             cluster=str(row.get(cluster_field, key)) if cluster_field else key))
     return items, len(humans) - len(items)
+
+
+def agreement_from_files(labels_path: Path, verdicts_path: Path, *, id_field: str = "id",
+                         label_field: str = "label", verdict_field: str = "label",
+                         group_field: str | None = None, cluster_field: str | None = None,
+                         resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """How well recorded verdicts agree with human labels (any labelled set, any judge): the
+    same document as the ACS benchmark's, with items and clusters named generically."""
+    from toolscore.stats.classification import classification_report
+
+    items, unjudged = join_labels(labels_path, verdicts_path, id_field=id_field,
+                                  label_field=label_field, verdict_field=verdict_field,
+                                  group_field=group_field, cluster_field=cluster_field)
+    rep = classification_report(
+        [i.human for i in items], [i.label for i in items],
+        groups=[i.group for i in items] if group_field else None,
+        clusters=[i.cluster for i in items], n_resamples=resamples, seed=seed)
+    return {
+        "judge": str(verdicts_path), "labels": str(labels_path), "rows": len(items),
+        "how": "recorded verdicts", "items_name": "labelled items", "clusters_name": "clusters",
+        "unjudged": unjudged, "errors": 0, "shots": 0, "votes": 1,
+        "group": group_field or "none", "requests": len({i.cluster for i in items}),
+        "abstentions": sum(i.label is None for i in items),
+        "baseline_always_satisfied": sum(i.human for i in items) / len(items) if items else None,
+        "report": rep.to_dict(),
+    }

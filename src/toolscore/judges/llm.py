@@ -1,12 +1,21 @@
-"""An LLM judge: a model, a prompt template and a JSON verdict, with its evidence kept.
+"""The one LLM judge: a model, a prompt template and a JSON verdict, with its evidence kept.
+
+Every method that asks a model for a label (ToolEval's pass and preference questions, ACS's
+"is this constraint satisfied?") goes through :class:`LLMJudge`, so the reading of replies, the
+re-ask, the votes and the bookkeeping exist once. What differs between methods is data on the
+:class:`PromptTemplate`: the labels, the field that carries them, other spellings a model may
+use for them (ACS answers with JSON booleans), whether a bare ``"key": value`` outside a whole
+JSON object still counts, and the text of the re-ask. Few-shot examples are extra messages
+passed per call, since they vary from one judged item to the next.
 
 A judge's label is only as trustworthy as the record behind it, so every verdict keeps the raw
 text of every attempt, the tokens it cost and, when it could not be read, why. Output that is
 not a valid verdict (no JSON, unknown label) is asked for again with a short correction, and if
 it stays unreadable the verdict is an *error*: it is never mapped to a label, so it can never be
 silently scored. Infrastructure failures (after :class:`ModelClient`'s own retries) are errors
-too. Repeated votes use distinct ``epoch`` values, so a response cache keeps them apart and a
-re-run from cache reproduces every vote exactly.
+too, flagged ``infra`` so a caller can keep them out of its scores. Repeated votes use distinct
+``epoch`` values, so a response cache keeps them apart and a re-run from cache reproduces every
+vote exactly.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,17 +31,23 @@ from toolscore.models.base import InfraError
 from toolscore.models.client import ModelClient
 from toolscore.types import GenerateConfig, Message, Usage
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 CORRECTION = ("Your reply could not be read. Reply with one JSON object only, exactly of the form "
               '{{"reason": "<one or two sentences>", "{key}": "<one of: {labels}>"}}.')
+INFRA = "infrastructure: "
 
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """System and user text with ``{name}`` placeholders, and the labels the reply may give.
+    """System and user text with ``{name}`` placeholders, and how to read the reply.
 
-    The reply must be a JSON object with ``key`` set to one of ``labels`` (matched without
-    regard to case, spaces or underscores) and a free-text ``reason``.
+    The reply must hold a JSON object whose ``key`` field (or one of ``other_keys``) is one of
+    ``labels``, or one of the spellings ``aliases`` lists for a label; values are matched
+    without regard to case, spaces, hyphens or underscores, and JSON ``true``/``false``/numbers
+    count as their text ("true", "1"), so a label may be a JSON boolean. A free-text ``reason``
+    (or ``reasoning``) field is kept. With ``loose``, a reply whose JSON is broken (e.g. cut
+    off) still counts if it spells ``"key": value`` literally. ``correction`` is the re-ask sent
+    after an unreadable reply; it may use ``{key}``, ``{labels}`` and ``{error}`` (why the reply
+    could not be read).
     """
 
     name: str
@@ -39,15 +55,35 @@ class PromptTemplate:
     user: str
     labels: tuple[str, ...]
     key: str = "label"
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    other_keys: tuple[str, ...] = ()
+    loose: bool = False
+    correction: str = CORRECTION
 
-    def render(self, variables: dict[str, Any]) -> list[Message]:
-        return [Message(role="system", content=self.system.format(**variables)),
+    def render(self, variables: dict[str, Any],
+               shots: Sequence[Message] = ()) -> list[Message]:
+        """System prompt, then ``shots`` (few-shot example turns), then the question."""
+        return [Message(role="system", content=self.system.format(**variables)), *shots,
                 Message(role="user", content=self.user.format(**variables))]
+
+    def example(self, variables: dict[str, Any], answer: str) -> list[Message]:
+        """One few-shot example: the question about ``variables`` and the answer to show."""
+        return [Message(role="user", content=self.user.format(**variables)),
+                Message(role="assistant", content=answer)]
+
+    def parse(self, text: str | None) -> tuple[str, str] | str:
+        """``(label, reason)`` from a reply, or why it is not a verdict."""
+        return parse_verdict(text or "", self.labels, self.key, aliases=self.aliases,
+                             other_keys=self.other_keys, loose=self.loose)
+
+    def reask(self, error: str) -> str:
+        return self.correction.format(key=self.key, labels=", ".join(self.labels), error=error)
 
 
 @dataclass
 class Verdict:
-    """One judgement: ``label`` is None exactly when ``error`` says why."""
+    """One judgement: ``label`` is None exactly when ``error`` says why; ``infra`` marks an
+    error of the infrastructure (not the model's answer)."""
 
     template: str
     label: str | None
@@ -57,6 +93,7 @@ class Verdict:
     usage: Usage = field(default_factory=Usage)
     vote: int = 0
     judge: str | None = None  # the configured judge's id (registry), when there is one
+    infra: bool = False
 
     @property
     def ok(self) -> bool:
@@ -72,41 +109,73 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s_\-]+", "", text).lower()
 
 
+def _text(value: Any) -> str | None:
+    """A field value as the text it is matched by: JSON booleans and integers count."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return value if isinstance(value, str) else None
+
+
 def _json_objects(text: str) -> list[Any]:
-    """JSON objects found in ``text``: fenced blocks first, then every ``{`` that parses."""
-    found: list[Any] = []
+    """JSON objects in ``text`` (every ``{`` that parses, nested ones too), ordered by where
+    they end, so the last one is the reply's final word and an object comes after the ones
+    inside it."""
+    found: list[tuple[int, int, Any]] = []
     decoder = json.JSONDecoder(strict=False)
-    for chunk in [*_FENCE.findall(text), text]:
-        for i, ch in enumerate(chunk):
-            if ch != "{":
-                continue
-            try:
-                obj, _ = decoder.raw_decode(chunk, i)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
-                found.append(obj)
-    return found
+    for i, ch in enumerate(text):
+        if ch != "{":
+            continue
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            found.append((end, -i, obj))
+    return [obj for _, _, obj in sorted(found, key=lambda t: (t[0], t[1]))]
 
 
-def parse_verdict(text: str, labels: tuple[str, ...], key: str = "label"
+def parse_verdict(text: str, labels: tuple[str, ...], key: str = "label", *,
+                  aliases: dict[str, tuple[str, ...]] | None = None,
+                  other_keys: tuple[str, ...] = (), loose: bool = False
                   ) -> tuple[str, str] | str:
-    """``(label, reason)`` from a reply, or an error message saying why it is not a verdict."""
+    """``(label, reason)`` from a reply, or an error message saying why it is not a verdict.
+
+    The last JSON object whose verdict field holds a known value wins (reasoning that quotes
+    other JSON first does not confuse it); see :class:`PromptTemplate` for the other options.
+    """
     if not text or not text.strip():
         return "empty reply"
     wanted = {_norm(label): label for label in labels}
+    for label, spellings in (aliases or {}).items():
+        wanted.update({_norm(s): label for s in spellings})
+    keys = [_norm(k) for k in (key, *other_keys)]
     objects = _json_objects(text)
+    values: list[Any] = []
+    for obj in reversed(objects):
+        fields = {_norm(k): v for k, v in obj.items() if isinstance(k, str)}
+        for k in keys:
+            if k not in fields:
+                continue
+            values.append(fields[k])
+            value = _text(fields[k])
+            if value is not None and _norm(value) in wanted:
+                reason = fields.get("reason", fields.get("reasoning", ""))
+                return wanted[_norm(value)], reason if isinstance(reason, str) else json.dumps(
+                    reason)
+    if loose:
+        spellings = [*labels, *(s for group in (aliases or {}).values() for s in group)]
+        spellings.sort(key=len, reverse=True)
+        pattern = (rf'"?{re.escape(key)}"?\s*[:=]\s*"?('
+                   + "|".join(re.escape(s) for s in spellings) + r")\b")
+        found = re.findall(pattern, text, re.I)
+        if found:
+            return wanted[_norm(found[-1])], ""
+    if values:
+        return f"{key}={values[0]!r} is not one of {list(labels)}"
     if not objects:
         return "no JSON object in reply"
-    for obj in reversed(objects):  # the last object is the model's final word
-        fields = {_norm(k): v for k, v in obj.items() if isinstance(k, str)}
-        value = fields.get(_norm(key))
-        if isinstance(value, str) and _norm(value) in wanted:
-            reason = fields.get("reason", "")
-            return wanted[_norm(value)], reason if isinstance(reason, str) else json.dumps(reason)
-    values = [obj.get(key) for obj in objects if key in obj]
-    if values:
-        return f"{key}={values[-1]!r} is not one of {list(labels)}"
     return f"JSON object has no {key!r} field"
 
 
@@ -131,12 +200,13 @@ class LLMJudge:
         return self.judge_id or self.client.name
 
     async def judge(self, template: PromptTemplate, variables: dict[str, Any],
-                    vote: int = 0) -> Verdict:
-        """One verdict; never raises for bad model output or persistent infra failures."""
+                    vote: int = 0, shots: Sequence[Message] = ()) -> Verdict:
+        """One verdict; never raises for bad model output or persistent infra failures.
+        ``shots`` (few-shot example turns) go between the system prompt and the question."""
         if self.system is not None:
             # literal text: braces in a user's prompt are not placeholders
             template = replace(template, system=self.system.replace("{", "{{").replace("}", "}}"))
-        messages = template.render(variables)
+        messages = template.render(variables, shots)
         verdict = Verdict(template.name, None, vote=vote, judge=self.judge_id)
         for attempt in range(self.parse_retries + 1):
             # distinct epochs: each vote and each retry is its own cache entry
@@ -145,27 +215,33 @@ class LLMJudge:
             try:
                 reply = await self.client.generate(messages, None, config)
             except InfraError as e:
-                verdict.error = f"infrastructure: {e}"
+                verdict.error, verdict.infra = f"{INFRA}{e}", True
                 return verdict
             verdict.usage.add(reply.usage)
             self.usage.add(reply.usage)
             text = reply.text or ""
             verdict.raw.append(text)
-            parsed = parse_verdict(text, template.labels, template.key)
+            parsed = template.parse(text)
             if isinstance(parsed, tuple):
                 verdict.label, verdict.reason = parsed
                 verdict.error = None
                 return verdict
             verdict.error = f"unparseable verdict after {attempt + 1} attempt(s): {parsed}"
-            messages = [*template.render(variables), Message(role="assistant", content=text),
-                        Message(role="user", content=CORRECTION.format(
-                            key=template.key, labels=", ".join(template.labels)))]
+            messages = [*template.render(variables, shots),
+                        Message(role="assistant", content=text),
+                        Message(role="user", content=template.reask(parsed))]
         return verdict
 
-    async def votes(self, template: PromptTemplate, variables: dict[str, Any],
-                    n: int) -> list[Verdict]:
-        """``n`` independent verdicts (votes 0..n-1), sequentially so the cache stays ordered."""
-        return [await self.judge(template, variables, vote=v) for v in range(n)]
+    async def votes(self, template: PromptTemplate, variables: dict[str, Any], n: int,
+                    shots: Sequence[Message] = (), first: int = 0) -> list[Verdict]:
+        """``n`` independent verdicts (votes ``first``..``first+n-1``), sequentially so the
+        cache stays ordered; they stop at the first infrastructure failure."""
+        out: list[Verdict] = []
+        for v in range(first, first + n):
+            out.append(await self.judge(template, variables, vote=v, shots=shots))
+            if out[-1].infra:
+                break
+        return out
 
 
 def majority(labels: list[str | None]) -> str | None:
@@ -176,13 +252,31 @@ def majority(labels: list[str | None]) -> str | None:
     return counts[0][0]
 
 
+def decide(verdicts: Sequence[Verdict]) -> tuple[str | None, str]:
+    """The majority label of ``verdicts`` and a reason saying how it was reached: the tally
+    (with several votes) and the first majority vote's reason; None (an abstention) when no
+    vote was readable or the readable votes tie."""
+    readable = [v for v in verdicts if v.label is not None]
+    if not readable:
+        last = verdicts[-1].error if verdicts else None
+        return None, f"abstained: {last or 'no votes'}"
+    label = majority([v.label for v in verdicts])
+    counts = Counter(v.label for v in readable)
+    if label is None:
+        tally = ", ".join(f"{lab} {n}" for lab, n in sorted(counts.items()))
+        return None, f"abstained: votes tie ({tally})"
+    first = next(v for v in readable if v.label == label)
+    tally = f"{counts[label]}/{len(verdicts)} votes" if len(verdicts) > 1 else ""
+    return label, "; ".join(x for x in (tally, first.reason) if x)
+
+
 def make_judge(model: str, *, base_url: str | None = None, cache: Any = None,
                timeout: float = 120.0, max_concurrency: int = 8,
                config: GenerateConfig | None = None) -> LLMJudge:
-    """A judge for ``provider/model`` (``base_url`` for any OpenAI-compatible endpoint)."""
-    from toolscore.models import get_model
+    """A judge for ``provider/model`` (``base_url`` for any OpenAI-compatible endpoint), built
+    by the one client factory with its usage counted under the role "judge"."""
+    from toolscore.models.factory import make_client
 
-    options: dict[str, Any] = {"base_url": base_url} if base_url else {}
-    client = ModelClient(get_model(model, **options), cache=cache, timeout=timeout,
-                         max_concurrency=max_concurrency, role="judge")
+    client = make_client(model, role="judge", base_url=base_url, cache=cache, timeout=timeout,
+                         max_concurrency=max_concurrency)
     return LLMJudge(client, config=config)

@@ -1,12 +1,13 @@
-"""Judges by name, and judge configurations read from a file.
+"""Judge kinds by name (the ``toolscore.judges`` entry points), and judge configurations read
+from a file.
 
 A score is only comparable with another if both name the judge that produced it, so a judge is
-identified by a *kind* (one of the built-ins below), the model behind it and a hash of its
-prompt. A configuration file pins those down once, instead of a string of CLI options that is
-easy to vary by accident between two runs::
+identified by a *kind* (a :class:`JudgeKind`), the model behind it and a hash of its prompt. A
+configuration file pins those down once, instead of a string of CLI options that is easy to
+vary by accident between two runs::
 
     name: pass-4o-mini          # your label for this judge
-    kind: tooleval-pass         # acs-verify | tooleval-pass | tooleval-pref | acs-llm
+    kind: tooleval-pass         # a registered kind, e.g. acs-verify | acs-llm | tooleval-pass
     model: openai/gpt-4o-mini   # LLM kinds only
     base_url: http://localhost:8000/v1
     template: prompts/strict.txt   # optional: a file (relative to this one) or inline text;
@@ -15,9 +16,11 @@ easy to vary by accident between two runs::
     temperature: 0.7
     votes: 5
 
-JSON or YAML. Every problem is one line naming the file and the field. External judges are not
-registered here by editing a table: kinds are the protocols the library knows how to run, and a
-new prompt or model is a new configuration file, not new code.
+JSON or YAML. Every problem is one line naming the file and the field.
+
+Kinds are found through entry points, toolscore's own included (they live with the method they
+serve, e.g. ``acs-verify`` in ``benchmarks/acs``), so a package adds a kind without editing a
+table here; a new prompt or model for an existing kind is a new configuration file, not code.
 """
 
 from __future__ import annotations
@@ -29,15 +32,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolscore.entrypoints import JUDGES, ExtensionError
+
 DETERMINISTIC, LLM = "deterministic", "llm"
 
 
 @dataclass(frozen=True)
 class JudgeKind:
-    """A built-in judge: what it labels and whether it needs a model."""
+    """A kind of judge, as an entry point of the ``toolscore.judges`` group declares it: what
+    it labels and whether it needs a model (``kind`` is "deterministic" or "llm")."""
 
     name: str
-    kind: str  # deterministic | llm
+    kind: str
     labels: str
     description: str
 
@@ -46,16 +52,26 @@ class JudgeKind:
         return self.kind == LLM
 
 
-BUILTINS: dict[str, JudgeKind] = {k.name: k for k in (
-    JudgeKind("acs-verify", DETERMINISTIC, "ACS constraint satisfied / not",
-              "deterministic verifier of arithmetic constraints (toolscore's own)"),
-    JudgeKind("tooleval-pass", LLM, "ToolEval answer Solved/Unsolved/Unsure, task solvable",
-              "LLM judge of ToolEval pass rate (answer status, task solvability)"),
-    JudgeKind("tooleval-pref", LLM, "ToolEval preference A/B (and solved status)",
-              "LLM judge of ToolEval win rate (which of two solution paths is better)"),
-    JudgeKind("acs-llm", LLM, "ACS constraint satisfied / not",
-              "LLM judge of arithmetic constraints, zero- or few-shot"),
-)}
+def get_judge(name: str) -> JudgeKind:
+    """The judge kind registered as ``name`` (a one-line LookupError listing the known names
+    otherwise, or saying why the entry point is not a kind)."""
+    obj = JUDGES.load(name)
+    if not isinstance(obj, JudgeKind) or obj.name != name:
+        raise ExtensionError(f"judge {name!r}: the entry point gives {obj!r}, not a "
+                             f"toolscore.judges.registry.JudgeKind named {name!r}")
+    return obj
+
+
+def list_judges() -> list[JudgeKind]:
+    """Every registered kind that loads, by name."""
+    out = []
+    for name in JUDGES.names():
+        try:
+            out.append(get_judge(name))
+        except ExtensionError:
+            continue
+    return out
+
 
 FIELDS = ("name", "kind", "model", "base_url", "template", "temperature", "votes")
 
@@ -65,19 +81,6 @@ class JudgeConfigError(ValueError):
 
     def __init__(self, source: str | Path, fieldname: str, problem: str):
         super().__init__(f"{source}: field {fieldname!r}: {problem}")
-
-
-def get_judge(name: str) -> JudgeKind:
-    """The built-in judge called ``name`` (LookupError listing the known names otherwise)."""
-    try:
-        return BUILTINS[name]
-    except KeyError:
-        raise LookupError(f"unknown judge {name!r}; known: {', '.join(sorted(BUILTINS))}"
-                          ) from None
-
-
-def list_judges() -> list[JudgeKind]:
-    return [BUILTINS[k] for k in sorted(BUILTINS)]
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ class JudgeConfig:
         parts = [self.kind]
         if self.model:
             parts.append(self.model)
-        if BUILTINS[self.kind].needs_model:
+        if self.model is not None:  # validated: a model exactly when the kind is an LLM
             parts.append(f"template {self.template_sha256[:12]}" if self.template_sha256
                          else "built-in template")
         return f"{self.name} ({', '.join(parts)})"
@@ -194,10 +197,10 @@ def judge_config(doc: Any, source: str | Path = "<inline>") -> JudgeConfig:
 
     name, kind = text("name", True), text("kind", True)
     assert name is not None and kind is not None
-    if kind not in BUILTINS:
-        raise JudgeConfigError(source, "kind", f"unknown judge {kind!r}; known: "
-                               f"{', '.join(sorted(BUILTINS))}")
-    spec = BUILTINS[kind]
+    try:
+        spec = get_judge(kind)
+    except LookupError as e:
+        raise JudgeConfigError(source, "kind", str(e)) from None
     model, base_url, template = text("model"), text("base_url"), text("template")
     temperature, votes = doc.get("temperature"), doc.get("votes")
     if spec.needs_model and model is None:
@@ -239,12 +242,14 @@ def load_judge_config(path: str | Path) -> JudgeConfig:
 def make_llm_judge(config: JudgeConfig, *, cache: Any = None, timeout: float = 120.0,
                    max_concurrency: int = 8, temperature: float = 0.7,
                    max_tokens: int = 512) -> Any:
-    """An :class:`LLMJudge` for a ``tooleval-*`` config; its verdicts carry ``config.id``."""
+    """An :class:`~toolscore.judges.llm.LLMJudge` for a config of an LLM kind (``tooleval-*``,
+    ``acs-llm``...): its model, endpoint, temperature and system prompt; every verdict carries
+    ``config.id``."""
     from toolscore.judges.llm import make_judge
     from toolscore.types import GenerateConfig
 
-    config.require("tooleval-pass", "tooleval-pref")
-    assert config.model is not None
+    if config.model is None:
+        raise JudgeConfigError(config.source, "kind", f"{config.kind!r} is not an LLM judge")
     gen = GenerateConfig(temperature=temperature if config.temperature is None
                          else config.temperature, max_tokens=max_tokens, seed=0)
     judge = make_judge(config.model, base_url=config.base_url, cache=cache, timeout=timeout,
@@ -252,20 +257,3 @@ def make_llm_judge(config: JudgeConfig, *, cache: Any = None, timeout: float = 1
     judge.system = config.template
     judge.judge_id = config.id
     return judge
-
-
-def acs_llm_judge_class(system: str | None) -> Any:
-    """``AcsLLMJudge``, or a subclass that sends ``system`` as its system prompt."""
-    from toolscore.judges.acs_llm import AcsLLMJudge
-
-    if system is None:
-        return AcsLLMJudge
-
-    class TemplatedAcsLLMJudge(AcsLLMJudge):
-        def messages(self, row: Any, shots: Any = None) -> Any:
-            from toolscore.types import Message
-
-            msgs = super().messages(row, shots)
-            return [Message(role="system", content=system), *msgs[1:]]
-
-    return TemplatedAcsLLMJudge

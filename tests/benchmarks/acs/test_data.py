@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from support.data import needs
 
 from toolscore.benchmarks.acs.data import COLUMNS, DataError, load_rows
 
@@ -59,7 +60,7 @@ def test_duplicate_row_and_missing_column(tmp_path: Path) -> None:
         load_rows(tmp_path / "nowhere.csv")
 
 
-@pytest.mark.skipif(not (DATA / "acs_dev.csv").is_file(), reason=f"ACS data not found in {DATA}")
+@needs("acs")
 def test_released_dev_file() -> None:
     rows = load_rows(DATA)
     assert len(rows) == 322 and len({(r.request, r.response) for r in rows}) == 80

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore.judges.acs import verify
-from toolscore.judges.acs.constraints import Abstain, parse_constraint
-from toolscore.judges.acs.timeline import read_schedule
+from toolscore.benchmarks.acs.verify import verify
+from toolscore.benchmarks.acs.verify.constraints import Abstain, parse_constraint
+from toolscore.benchmarks.acs.verify.timeline import read_schedule
 
 # --- schedules -------------------------------------------------------------------------
 

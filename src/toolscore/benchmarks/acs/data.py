@@ -20,7 +20,6 @@ COLUMNS = ("row_id", "user_request", "agent_response", "constraint", "is_constra
 DEV_FILE = "acs_dev.csv"
 
 
-
 @dataclass(frozen=True)
 class AcsRow:
     """One human-labelled constraint of one response."""
@@ -31,6 +30,19 @@ class AcsRow:
     constraint: str
     label: bool
     domain: str
+
+    @property
+    def request_key(self) -> str:
+        """The request this row belongs to: rows of one request share its response, so they
+        are resampled together and never used as examples for one another."""
+        return self.request + "\x00" + self.response
+
+
+def request_id(row: AcsRow) -> str:
+    """A short stable id of the row's request (request and response text)."""
+    from toolscore.models.cache import sha256_json
+
+    return sha256_json([row.request, row.response])[:12]
 
 
 def default_dir() -> Path:

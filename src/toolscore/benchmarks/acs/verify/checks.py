@@ -14,10 +14,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from toolscore.judges.acs.constraints import Abstain, Constraint, parse_constraint
-from toolscore.judges.acs.extract import extract_meal_plan
-from toolscore.judges.acs.timeline import DAY, Entry, inside, read_schedule
-from toolscore.judges.acs.workouts import Session, extract_sessions, norm_name
+from toolscore.benchmarks.acs.verify.constraints import (
+    Abstain,
+    Constraint,
+    parse_constraint,
+)
+from toolscore.benchmarks.acs.verify.extract import extract_meal_plan
+from toolscore.benchmarks.acs.verify.timeline import DAY, Entry, inside, read_schedule
+from toolscore.benchmarks.acs.verify.workouts import Session, extract_sessions, norm_name
 
 
 @dataclass

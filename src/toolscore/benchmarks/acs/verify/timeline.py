@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from toolscore.judges.acs.markdown import Line, read_lines
+from toolscore.benchmarks.acs.verify.markdown import Line, read_lines
 
 DAY = 24 * 60
 _T = r"(\d{1,2})(?::(\d{2}))?\s*([ap]\.?\s?m\.?)?"

@@ -13,7 +13,13 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from toolscore.judges.acs.timeline import DAY, DURATION, TIME, clock, duration_minutes
+from toolscore.benchmarks.acs.verify.timeline import (
+    DAY,
+    DURATION,
+    TIME,
+    clock,
+    duration_minutes,
+)
 
 _NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
 _GE = (r"at least|a minimum of|\bminimum\b|\bminimal\b|\bmin\b|no less than|not less than|"

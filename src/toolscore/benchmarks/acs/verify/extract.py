@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from toolscore.judges.acs.markdown import (
+from toolscore.benchmarks.acs.verify.markdown import (
     Line,
     Unit,
     children,
