@@ -43,6 +43,16 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+@pytest.fixture
+def builtin_judges() -> dict[str, str]:
+    """The judge kinds toolscore declares in its pyproject.toml (name -> module:attribute)."""
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml")
+                            .read_text())["project"]
+    return dict(project["entry-points"]["toolscore.judges"])
+
+
 def test_builtin_kinds_are_found_through_the_entry_point_registry(
         builtin_judges: dict[str, str]) -> None:
     assert set(builtin_judges) <= set(JUDGES.names())
@@ -63,9 +73,7 @@ def test_declared_targets_are_judge_kinds_of_their_name(builtin_judges: dict[str
         assert isinstance(kind, JudgeKind) and kind.name == name
         assert kind.kind in (DETERMINISTIC, LLM) and kind.description
     declared = {ep.name: ep.value for ep in entry_points(group="toolscore.judges")}
-    for name, target in declared.items():
-        if name in builtin_judges:
-            assert target == builtin_judges[name]
+    assert {n: t for n, t in declared.items() if n in builtin_judges} == builtin_judges
 
 
 def test_a_kind_registered_by_another_package_is_usable_in_a_config(tmp_path: Path) -> None:

@@ -93,7 +93,8 @@ def test_run_tooleval_report_score_compare_export(tmp_path: Path) -> None:
     assert compare.returncode == 0, compare.stderr[-2000:]
     cdoc = json.loads(compare.stdout)
     assert cdoc["shared"] == 12
-    assert all(m["diff"] in (0, 0.0, None) for m in cdoc["metrics"])
+    assert cdoc["headline"] and cdoc["per_sample"]
+    assert all(m["diff"] in (0, 0.0, None) for m in cdoc["headline"] + cdoc["per_sample"])
 
     export = toolscore("export", "a", "-f", "csv", "-o", "a.csv", cwd=tmp_path)
     assert export.returncode == 0, export.stderr[-2000:]
