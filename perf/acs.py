@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from toolscore.benchmarks.acs.data import AcsRow, DataError, default_dir, load_rows
+from toolscore.benchmarks.acs.data import AcsRow, DataError, load_rows
 from toolscore.benchmarks.acs.verify import Verdict, verify
 from toolscore.benchmarks.acs.verify.checks import clear_caches
 
@@ -143,7 +143,7 @@ def rewrites(rows: list[AcsRow], base: list[Scored]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=None, help=f"csv or folder (default {default_dir()})")
+    ap.add_argument("--data", default=None, help="csv or folder (default $TOOLSCORE_DATA/acs)")
     ap.add_argument("--errors", action="store_true", help="list every wrong or abstained row")
     ap.add_argument("--rewrites", action="store_true",
                     help="also re-verify every row under equivalent format rewrites")

@@ -208,7 +208,7 @@ def print_overview(console: Console, doc: dict[str, Any]) -> None:
     if doc["metrics"]:
         from toolscore.report.tables import metrics_table, summary_lines
 
-        console.print(metrics_table(title, doc["benchmark"], doc["metrics"]))
+        console.print(metrics_table(title, doc["benchmark"], doc["metrics"], console.width))
         for line in summary_lines(doc["benchmark"], doc["metrics"]):
             console.print(line, highlight=False, markup=False)
     else:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from toolscore.benchmarks.base import Column
 
@@ -54,16 +55,41 @@ def summary_lines(benchmark: str | None, metrics: dict[str, Any]) -> list[str]:
         return []
 
 
-def metrics_table(title: str, benchmark: str | None, metrics: dict[str, Any]) -> Table:
-    """One row per group (split) of ``scores.json``, the benchmark's columns."""
+def metrics_table(title: str, benchmark: str | None, metrics: dict[str, Any],
+                  width: int = 80) -> Group:
+    """The title, then one row per group (split) of ``scores.json`` and one column per
+    benchmark column, or the transpose when only that fits in ``width`` (the terminal).
+    Figures are never cut: a column is never narrower than its widest figure; only headers
+    and group names may wrap."""
     columns, rows = headline(benchmark, metrics)
-    table = Table(title=escape(title), title_justify="left")
-    table.add_column("group")
-    for c in columns:
-        table.add_column(c.title, justify="right", overflow="fold")
-    for group, m in rows.items():
-        table.add_row(escape(str(group)), *(fmt(m.get(c.key), c.kind) for c in columns))
-    return table
+    cells = {str(g): [fmt(m.get(c.key), c.kind) for c in columns] for g, m in rows.items()}
+    titles = [c.title for c in columns]
+    by_metric = [max([len(v[i]) for v in cells.values()] or [1]) for i in range(len(columns))]
+    by_group = {g: max([len(x) for x in v] or [1]) for g, v in cells.items()}
+
+    def natural(labels: list[str], heads: list[str], figures: list[int]) -> int:
+        return (max([5, *map(len, labels)]) + 4
+                + sum(max(len(h), f) + 3 for h, f in zip(heads, figures, strict=True)))
+
+    normal = natural(list(cells), titles, by_metric)
+    transposed = natural(titles, list(cells), list(by_group.values()))
+    flip = normal > width and (transposed <= width or
+                               sum(f + 3 for f in by_group.values()) < sum(by_metric) + 3 * len(
+                                   by_metric))
+    table = Table(title_justify="left")
+    if not flip or not rows:
+        table.add_column("group", overflow="fold")
+        for c, figure in zip(columns, by_metric, strict=True):
+            table.add_column(c.title, justify="right", overflow="fold", min_width=figure)
+        for group, values in cells.items():
+            table.add_row(escape(group), *values)
+    else:
+        table.add_column("metric", overflow="fold")
+        for group, figure in by_group.items():
+            table.add_column(escape(group), justify="right", overflow="fold", min_width=figure)
+        for i, c in enumerate(columns):
+            table.add_row(escape(c.title), *(values[i] for values in cells.values()))
+    return Group(Text(title), table)
 
 
 def run_title(config: dict[str, Any]) -> str:
@@ -84,7 +110,8 @@ def run_title(config: dict[str, Any]) -> str:
 
 def print_run_summary(console: Console, config: dict[str, Any], metrics: dict[str, Any],
                       summary: dict[str, Any] | None = None) -> None:
-    console.print(metrics_table(run_title(config), config.get("benchmark"), metrics))
+    console.print(metrics_table(run_title(config), config.get("benchmark"), metrics,
+                                console.width))
     for line in summary_lines(config.get("benchmark"), metrics):
         console.print(line, highlight=False, markup=False)
     errors = metrics.get("errors", 0)

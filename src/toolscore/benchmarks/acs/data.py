@@ -8,7 +8,6 @@ it: a bad row raises ``DataError`` with one line naming the file, the row and th
 from __future__ import annotations
 
 import csv
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,8 +45,11 @@ def request_id(row: AcsRow) -> str:
 
 
 def default_dir() -> Path:
-    """``$TOOLSCORE_DATA/acs``, falling back to the shared datasets folder."""
-    return Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs"
+    """The ACS dataset folder the dataset lookup finds (``$TOOLSCORE_DATA/acs``, the user
+    cache); a one-line DataNotFound saying where it looked otherwise."""
+    from toolscore.data import find_dataset
+
+    return find_dataset("acs", download=False)
 
 
 def load_rows(path: str | Path | None = None) -> list[AcsRow]:
