@@ -18,7 +18,7 @@ from typing import Any, Literal
 from toolscore.benchmarks.acs import agreement, prompt
 from toolscore.benchmarks.acs.data import AcsRow, load_rows, request_id
 from toolscore.benchmarks.acs.shots import check_shots, explanations, few_shot_plan
-from toolscore.benchmarks.base import Benchmark, OptionError, Sample, option
+from toolscore.benchmarks.base import Benchmark, IntervalMetric, OptionError, Sample, option
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig
 
@@ -247,7 +247,19 @@ class ACSBenchmark(Benchmark):
         human = bool(sample.data.label)
         label = output.get("label")
         return {"human": human, "label": label, "correct": label is not None and label == human,
-                "abstained": label is None}
+                "abstained": label is None, "decided": label is not None}
+
+    @classmethod
+    def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
+        return "correct"
+
+    @classmethod
+    def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
+        """Agreement with the human labels, resampled over rows (the agreement figures in
+        scores.json resample whole requests instead)."""
+        return [IntervalMetric("accuracy (decided rows)", "correct", "decided"),
+                IntervalMetric("accuracy (abstentions wrong)", "correct"),
+                IntervalMetric("coverage", "decided")]
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         order = {s.id: i for i, s in enumerate(self.samples())}
