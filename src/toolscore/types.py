@@ -51,6 +51,29 @@ class ArgumentsError(ValueError):
     """The model's argument string is not a JSON object."""
 
 
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (half an emoji, from a model cut off mid-character)
+    replaced by U+FFFD: they cannot be encoded as UTF-8, so left in they would break every
+    writer downstream (run store, cache, report). Valid surrogate pairs are joined."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def clean_value(value: Any) -> Any:
+    """:func:`clean_text` applied to every string (and key) of a JSON value."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_value(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_text(k) if isinstance(k, str) else k: clean_value(v)
+                for k, v in value.items()}
+    return value
+
+
 @dataclass
 class ToolCall:
     """One tool call as the model emitted it; ``arguments`` is the raw JSON text."""
@@ -63,11 +86,15 @@ class ToolCall:
         """The arguments as a dict; raises ArgumentsError when the text is not a JSON object."""
         try:
             value = json.loads(self.arguments) if self.arguments.strip() else {}
-        except (json.JSONDecodeError, TypeError) as e:
-            raise ArgumentsError(f"arguments of {self.name!r} are not valid JSON: {e}") from None
+        except (ValueError, TypeError, RecursionError) as e:
+            # ValueError covers bad JSON and Python's limit on integer digits; RecursionError
+            # arrays nested thousands deep: all the model's malformed output, never a crash.
+            problem = "nested too deeply" if isinstance(e, RecursionError) else str(e)[:200]
+            raise ArgumentsError(f"arguments of {self.name!r} are not valid JSON: "
+                                 f"{problem}") from None
         if not isinstance(value, dict):
             raise ArgumentsError(f"arguments of {self.name!r} are not a JSON object")
-        return value
+        return clean_value(value)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "type": "function",

@@ -73,3 +73,24 @@ def test_resume_through_the_cli(tmp_path: Path) -> None:
     again = json.loads(invoke("run", "tooltalk", "--resume", str(out), "--json").output)
     assert again["summary"]["skipped"] == 1 and again["summary"]["run_now"] == 3
     assert again["metrics"] == json.loads(first.output)["metrics"]
+
+
+def test_errored_samples_exit_3_and_say_how_to_resume(tmp_path: Path) -> None:
+    """A sample whose model call fails for good (here a 400 on each request's first attempt) is
+    kept as an error and left out of the scores; the command exits 3 and names the resume
+    command, which then retries exactly those samples."""
+    from toolscore.testing.openai_server import FakeOpenAIServer
+
+    out = tmp_path / "run"
+    with FakeOpenAIServer(fault_plan={0: "400"}) as srv:
+        first = CliRunner().invoke(app, ["run", "demo", "-m", "openai/fake", "--base-url",
+                                         srv.base_url, "--embedder", "hashing", "--limit", "2",
+                                         "--no-cache", "--out", str(out), "--json"])
+        assert first.exit_code == 3, first.output
+        assert f"toolscore run demo --resume {out}" in " ".join(first.stderr.split())
+        doc = json.loads(first.stdout)
+        assert doc["metrics"]["errors"] == 2
+        srv.fault_plan = {}  # the endpoint recovers
+        again = CliRunner().invoke(app, ["run", "demo", "--resume", str(out), "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["metrics"]["errors"] == 0

@@ -9,7 +9,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from toolscore.models import ModelClient, ResponseCache, RetryPolicy, cache_key, get_model
+import pytest
+
+from toolscore.models import (
+    InfraError,
+    ModelClient,
+    ResponseCache,
+    RetryPolicy,
+    cache_key,
+    get_model,
+)
 from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
@@ -107,7 +116,9 @@ def test_api_key_never_written(tmp_path: Path) -> None:
         assert secret.encode() not in f.read_bytes(), f.name
 
 
-def test_failures_and_empty_replies_are_not_cached(tmp_path: Path) -> None:
+def test_a_persistent_empty_reply_is_retried_then_kept_and_cached(tmp_path: Path) -> None:
+    """Empty completions are retried like infrastructure failures; when the last attempt is
+    empty too, the empty reply is the model's answer (scored, and cached like any answer)."""
     class Empty(CountingModel):
         async def generate(self, messages, tools, config) -> Reply:
             self.n += 1
@@ -115,10 +126,23 @@ def test_failures_and_empty_replies_are_not_cached(tmp_path: Path) -> None:
 
     cache = ResponseCache(tmp_path / "c.sqlite")
     client = ModelClient(Empty(), cache=cache, retry=RetryPolicy(max_attempts=2, base_delay=0))
-    try:
+    reply = asyncio.run(client.generate(MSGS, TOOLS, GenerateConfig()))
+    assert reply.text == "" and reply.finish_reason == "empty" and client.calls == 2
+    assert len(cache) == 1
+    again = asyncio.run(client.generate(MSGS, TOOLS, GenerateConfig()))
+    assert again.text == "" and client.calls == 2 and again.usage.cached_calls == 1
+
+
+def test_failures_are_not_cached(tmp_path: Path) -> None:
+    class Down(CountingModel):
+        async def generate(self, messages, tools, config) -> Reply:
+            self.n += 1
+            raise InfraError("HTTP 503", retryable=True, status=503)
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    client = ModelClient(Down(), cache=cache, retry=RetryPolicy(max_attempts=2, base_delay=0))
+    with pytest.raises(InfraError, match="gave up after 2 attempt"):
         asyncio.run(client.generate(MSGS, TOOLS, GenerateConfig()))
-    except Exception as e:
-        assert "empty" in str(e)
     assert len(cache) == 0 and client.calls == 2
 
 

@@ -21,7 +21,11 @@ err = Console(stderr=True)
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ValueError, FileNotFoundError, LookupError, DataNotFound, RunStoreError, ExtensionError,
     ImportError)
+# Exit codes: 0 done; 2 a mistake in what was asked (bad option, bad input file: one line);
+# 3 the run finished but some samples ended in an infrastructure error (kept in samples.jsonl,
+# left out of the scores): resuming the run directory retries exactly those.
 EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
 
 
 def fail(message: str) -> NoReturn:

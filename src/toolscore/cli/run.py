@@ -15,7 +15,15 @@ from typing import Any, Literal
 
 import click
 
-from toolscore.cli.common import UserErrors, emit_json, fail, progress_wanted, stdout
+from toolscore.cli.common import (
+    EXIT_INCOMPLETE,
+    UserErrors,
+    emit_json,
+    err,
+    fail,
+    progress_wanted,
+    stdout,
+)
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -106,6 +114,13 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
                            timeout=generic["timeout"], download=generic["download"],
                            progress=progress_wanted(json_out), **options)
     print_run(run.to_dict(), json_out)
+    errored = sum(r.get("status") != "ok" for r in run.records)
+    if errored:
+        err.print(f"{errored} of {len(run.records)} samples ended in an infrastructure error "
+                  "(kept in samples.jsonl, left out of the scores); retry exactly those with: "
+                  f"toolscore run {run.config.benchmark} --resume {run.path}", highlight=False,
+                  soft_wrap=True, markup=False)
+        raise SystemExit(EXIT_INCOMPLETE)
 
 
 def print_run(doc: dict[str, Any], json_out: bool) -> None:

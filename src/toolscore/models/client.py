@@ -51,6 +51,25 @@ def model_semaphore(name: str, limit: int) -> asyncio.Semaphore:
     return sem
 
 
+class EmptyCompletion(InfraError):
+    """An empty completion: retried like an infrastructure failure, but if the last attempt is
+    empty too, the empty reply is the model's answer (``finish_reason`` "empty")."""
+
+    def __init__(self, reply: Reply, elapsed: float) -> None:
+        super().__init__("empty completion (no text, no tool calls)", retryable=True)
+        self.reply = reply
+        self.elapsed = elapsed
+
+    def accept(self) -> Reply:
+        reply = self.reply
+        reply.usage.calls, reply.usage.cached_calls = 1, 0
+        reply.usage.latency_s = self.elapsed
+        reply.finish_reason = "empty"
+        if reply.message.content is None:
+            reply.message.content = ""
+        return reply
+
+
 def is_empty(reply: Reply) -> bool:
     """No text and no tool calls: the endpoint produced nothing, which is an infra failure."""
     return not reply.message.tool_calls and not (reply.message.content or "").strip()
@@ -151,7 +170,7 @@ class ModelClient:
             reply = await self.model.generate(messages, tools, config)
             elapsed = time.monotonic() - started
             if self._empty_is_error and is_empty(reply):
-                raise InfraError("empty completion (no text, no tool calls)", retryable=True)
+                raise EmptyCompletion(reply, elapsed)
             reply.usage.calls = 1
             reply.usage.cached_calls = 0
             reply.usage.latency_s = elapsed
@@ -167,10 +186,17 @@ class ModelClient:
                 reply = await call_with_retry(attempt, self.retry, timeout=self.timeout,
                                               rng=self._rng, on_error=failed)
         except InfraError as e:
-            if not e.retryable:
-                self.failures += 1
-            log.warning("%s (%s) failed: %s", self.model.name, self.role, e)
-            raise
+            if isinstance(e.__cause__, EmptyCompletion):
+                # The model kept answering nothing: that is its answer, scored as such
+                # (never dropped from the denominator), and cached like any other.
+                reply = e.__cause__.accept()
+                log.info("%s (%s): empty completion kept after retries", self.model.name,
+                         self.role)
+            else:
+                if not e.retryable:
+                    self.failures += 1
+                log.warning("%s (%s) failed: %s", self.model.name, self.role, e)
+                raise
         self.usage.add(reply.usage)
         record_usage(self.role, reply.usage)
         if key is not None and self.cache is not None:

@@ -19,6 +19,17 @@ SAMPLES_FILE = "samples.jsonl"
 SCORES_FILE = "scores.json"
 
 
+def json_line(record: dict[str, Any]) -> str:
+    """One JSON line; text that cannot be encoded as UTF-8 (a lone surrogate that got past the
+    model layer) is written with ASCII escapes instead, losslessly, never failing the run."""
+    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, ensure_ascii=True, default=str) + "\n"
+    return line
+
+
 class RunStoreError(ValueError):
     """A run directory that cannot be read (one line naming the file)."""
 
@@ -117,7 +128,7 @@ class RunStore:
         if isinstance(record, SampleRecord):
             record = record.to_dict()
         self.path.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = json_line(record)
         with open(self.samples_path, "a", encoding="utf-8") as fh:
             fh.write(line)
             fh.flush()
@@ -127,7 +138,7 @@ class RunStore:
         tmp = self.path / (SAMPLES_FILE + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
             for r in records:
-                fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+                fh.write(json_line(r))
         os.replace(tmp, self.samples_path)
 
     def write_scores(self, scores: dict[str, Any]) -> None:
