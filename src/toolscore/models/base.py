@@ -3,6 +3,7 @@ infrastructure failures (retried, never scored) from model mistakes (scored)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
@@ -15,10 +16,12 @@ class InfraError(Exception):
     the sample as errors and excluded from scores.
     """
 
-    def __init__(self, message: str, *, retryable: bool = True, status: int | None = None):
+    def __init__(self, message: str, *, retryable: bool = True, status: int | None = None,
+                 retry_after: float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.retry_after = retry_after  # seconds the server asked us to wait (Retry-After)
 
 
 E = TypeVar("E", bound=Exception)
@@ -50,10 +53,35 @@ def classify_sdk_error(sdk: Any, err: Exception) -> InfraError | None:
     if isinstance(err, sdk.APIStatusError):
         status = err.status_code
         retryable = status >= 500 or status in RETRYABLE_4XX
-        return InfraError(f"HTTP {status}: {err.message}", retryable=retryable, status=status)
+        return InfraError(f"HTTP {status}: {err.message}", retryable=retryable, status=status,
+                          retry_after=retry_after(getattr(err, "response", None)))
     if isinstance(err, sdk.APIError):  # e.g. a response that does not validate
         return InfraError(f"API error: {err}", retryable=True)
     return None
+
+
+def retry_after(response: Any) -> float | None:
+    """Seconds to wait from a response's ``retry-after-ms`` or ``Retry-After`` header (seconds
+    or an HTTP date); None when absent or unreadable."""
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            from email.utils import parsedate_to_datetime
+
+            when = parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return None
 
 
 class ContextLengthExceeded(Exception):

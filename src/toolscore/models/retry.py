@@ -25,12 +25,15 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How hard to try: at most ``max_attempts`` calls and ``budget_s`` seconds in total."""
+    """How hard to try: ``budget_s`` seconds in total and, when set, at most ``max_attempts``
+    calls (by default the whole budget is spent before giving up). A server's Retry-After is
+    honoured, capped at ``max_retry_after`` seconds."""
 
-    max_attempts: int = 6
+    max_attempts: int | None = None
     base_delay: float = 0.5
     max_delay: float = 20.0
     budget_s: float = 120.0
+    max_retry_after: float = 60.0
 
     def delay(self, attempt: int, rng: random.Random | None = None) -> float:
         """Full-jitter backoff before retry number ``attempt + 1`` (``attempt`` counts from 0)."""
@@ -57,7 +60,8 @@ async def call_with_retry(
     start = time.monotonic()
     last: InfraError | None = None
     attempts = 0
-    for attempt in range(max(1, policy.max_attempts)):
+    limit_attempts = policy.max_attempts if policy.max_attempts is not None else 10**9
+    for attempt in range(max(1, limit_attempts)):
         remaining = policy.budget_s - (time.monotonic() - start)
         if attempt and remaining <= 0:
             break
@@ -78,9 +82,11 @@ async def call_with_retry(
             last = e
         if on_error is not None:
             on_error(attempt, last)
-        if attempt + 1 >= policy.max_attempts:
+        if attempt + 1 >= limit_attempts:
             break
         pause = policy.delay(attempt, rng)
+        if last.retry_after is not None:  # the server said when: wait that long (capped)
+            pause = max(pause, min(last.retry_after, policy.max_retry_after))
         if time.monotonic() - start + pause >= policy.budget_s:
             break
         await sleep(pause)

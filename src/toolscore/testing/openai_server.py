@@ -156,6 +156,7 @@ class FakeOpenAIServer:
         malformed_rate: float = 0.0,
         timeout_sleep: float = 10.0,
         fault_plan: dict[int, str] | None = None,
+        retry_after: str | None = None,
         keep_requests: bool = True,
         port: int = 0,
     ):
@@ -166,6 +167,7 @@ class FakeOpenAIServer:
         self.rates = {"error": error_rate, "timeout": timeout_rate, "empty": empty_rate,
                       "malformed": malformed_rate}
         self.timeout_sleep = timeout_sleep
+        self.retry_after = retry_after  # the Retry-After header of every 429, when set
         self.fault_plan = dict(fault_plan or {})
         for kind in self.fault_plan.values():
             if kind is not None and kind not in FAULTS:
@@ -334,9 +336,11 @@ class FakeOpenAIServer:
                 raw = await reader.readexactly(length) if length else b""
                 status, body = await self._route(method, path, raw)
                 data = json.dumps(body).encode("utf-8")
+                extra = (f"Retry-After: {self.retry_after}\r\n"
+                         if status == 429 and self.retry_after is not None else "")
                 head = (f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
                         f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
-                        "Connection: keep-alive\r\n\r\n")
+                        f"{extra}Connection: keep-alive\r\n\r\n")
                 writer.write(head.encode("latin-1") + data)
                 await writer.drain()
                 if headers.get("connection", "").lower() == "close":
