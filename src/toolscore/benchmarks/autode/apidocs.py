@@ -253,7 +253,11 @@ def load_api_docs(root: Path, *, enums: bool = True) -> list[ApiDoc]:
                         "(pip install 'toolscore[autode]')") from None
     if not path.is_file():
         raise DataError(f"{path}: file not found")
-    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as e:  # a zip that is not a workbook, a truncated file, ...
+        raise DataError(f"{path}: not a readable .xlsx workbook ({type(e).__name__}: "
+                        f"{' '.join(str(e).split())[:200]})") from None
     try:
         if API_SHEET not in workbook.sheetnames:
             raise DataError(f"{path}: no sheet {API_SHEET!r}")

@@ -181,6 +181,12 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
                 "results": [score_results(f, scripts, docs).to_dict() for f in files]}
 
     # -- data --------------------------------------------------------------------------------
+    def check(self) -> None:
+        """Scripts and API documents (the workbook) load before the first model call, so a bad
+        file is one line and exit 2, not an error in every sample."""
+        self.samples()
+        self.docs  # noqa: B018 - loads and validates the API documents
+
     def samples(self) -> list[Sample]:
         if self._samples is None:
             scripts = load_scripts(self.scripts or self.data_dir)
