@@ -5,13 +5,13 @@ against a scripted OpenAI-compatible server."""
 from __future__ import annotations
 
 import json
-import os
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from support.data import ROOT as _DATA_ROOT
 from support.data import needs
 
 from toolscore.cli import app
@@ -29,7 +29,7 @@ from toolscore.judges.registry import (
 from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
-ACS = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs" / "acs_dev.csv"
+ACS = _DATA_ROOT / "acs" / "acs_dev.csv"
 needs_acs = needs("acs")
 
 

@@ -160,7 +160,7 @@ def test_llm_judge_run_scores_right_wrong_reask_abstention_and_error(tmp_path: P
     by = {r["id"]: r for r in run.records}
     assert by["1"]["output"]["label"] is True and by["1"]["output"]["reason"] == "3 = 3"
     assert by["2"]["scores"] == {"human": True, "label": False, "correct": False,
-                                 "abstained": False}
+                                 "abstained": False, "decided": True}
     reask = by["3"]["output"]["votes"][0]
     assert by["3"]["scores"]["correct"] and reask["raw"] == ["Looks fine overall.",
                                                               '{"satisfied": false}']

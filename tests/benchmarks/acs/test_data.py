@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 
 import pytest
+from support.data import ROOT as _DATA_ROOT
 from support.data import needs
 
 from toolscore.benchmarks.acs.data import COLUMNS, DataError, load_rows
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs"
+DATA = _DATA_ROOT / "acs"
 
 
 def _write(path: Path, rows: list[dict[str, str]], columns: tuple[str, ...] = COLUMNS) -> Path:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.data import ROOT as _DATA_ROOT
 from support.data import needs
 
 from toolscore.cli import app
@@ -24,7 +24,7 @@ from toolscore.stats.classification import (
     predicted_positive_rate,
 )
 
-ACS = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs" / "acs_dev.csv"
+ACS = _DATA_ROOT / "acs" / "acs_dev.csv"
 
 # 6 rows, one abstention. Decided: rows 0-4; right: 0, 1, 3.
 GOLD = [True, True, True, False, False, False]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from support.data import ROOT as _DATA_ROOT
 from support.data import needs
 
 from toolscore.benchmarks.acs.data import AcsRow
@@ -29,7 +29,7 @@ from toolscore.models import ModelClient, RetryPolicy, get_model
 from toolscore.testing.openai_server import FakeOpenAIServer, text_responder
 from toolscore.types import GenerateConfig
 
-ACS = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs" / "acs_dev.csv"
+ACS = _DATA_ROOT / "acs" / "acs_dev.csv"
 RETRY_HEAD = RETRY_PROMPT.split("(")[0]
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from support.data import ROOT as _DATA_ROOT
 from support.data import needs
 
 from toolscore.benchmarks.acs.verify import verify
@@ -370,7 +369,7 @@ def test_strength_tonnage_conventions() -> None:
 
 # --- the released dev set --------------------------------------------------------------
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "acs" / "acs_dev.csv"
+DATA = _DATA_ROOT / "acs" / "acs_dev.csv"
 
 
 @needs("acs")

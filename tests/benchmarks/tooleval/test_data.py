@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from support.data import ROOT as _DATA_ROOT
+from support.data import needs
 
 from toolscore.benchmarks.tooleval.data import (
     SUBSETS,
@@ -19,10 +20,10 @@ from toolscore.benchmarks.tooleval.data import (
     tree_chain,
 )
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooleval"
+DATA = _DATA_ROOT / "tooleval"
 CONVERTED = DATA / "converted" / "gpt-3.5-turbo_CoT"
 RAW = DATA / "raw"
-needs_data = pytest.mark.skipif(not CONVERTED.is_dir(), reason=f"ToolEval data not at {DATA}")
+needs_data = needs("tooleval")
 
 
 @needs_data

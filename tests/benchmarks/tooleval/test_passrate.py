@@ -4,11 +4,12 @@ a scripted judge served over HTTP (malformed verdicts included)."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.data import ROOT as _DATA_ROOT
+from support.data import needs
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step, load_converted
 from toolscore.benchmarks.tooleval.passrate import (
@@ -29,9 +30,9 @@ from toolscore.judges.llm import make_judge
 from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooleval"
+DATA = _DATA_ROOT / "tooleval"
 G1_TOOL = DATA / "converted" / "gpt-3.5-turbo_CoT" / "G1_tool.json"
-needs_data = pytest.mark.skipif(not G1_TOOL.is_file(), reason=f"ToolEval data not at {DATA}")
+needs_data = needs("tooleval")
 
 
 @pytest.mark.parametrize(("answer", "task", "outcome"), [

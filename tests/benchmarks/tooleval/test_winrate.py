@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
+from support.data import ROOT as _DATA_ROOT
+from support.data import needs
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step
 from toolscore.benchmarks.tooleval.winrate import (
@@ -26,9 +27,9 @@ from toolscore.judges.llm import make_judge
 from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
-DATA = Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")) / "tooleval"
+DATA = _DATA_ROOT / "tooleval"
 G1_TOOL = DATA / "converted" / "gpt-3.5-turbo_CoT" / "G1_tool.json"
-needs_data = pytest.mark.skipif(not G1_TOOL.is_file(), reason=f"ToolEval data not at {DATA}")
+needs_data = needs("tooleval")
 
 
 def sample(qid: str, text: str) -> Sample:
