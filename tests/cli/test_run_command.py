@@ -94,3 +94,19 @@ def test_errored_samples_exit_3_and_say_how_to_resume(tmp_path: Path) -> None:
         again = CliRunner().invoke(app, ["run", "demo", "--resume", str(out), "--json"])
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["metrics"]["errors"] == 0
+
+
+@needs("tooltalk")
+def test_a_broken_database_fails_before_any_model_call(tmp_path: Path) -> None:
+    import shutil
+
+    from support.data import dataset
+
+    data = tmp_path / "tooltalk"
+    shutil.copytree(dataset("tooltalk"), data)
+    (data / "databases" / "Account.json").write_text("{broken")
+    done = invoke("run", "tooltalk", "-m", "oracle", "--data", str(data), "--split", "easy",
+                  "--out", str(tmp_path / "run"))
+    assert done.exit_code == 2
+    assert "databases/Account.json: invalid JSON at line 1" in done.stderr
+    assert not (tmp_path / "run").exists()

@@ -142,6 +142,12 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         return protocol.STRICT_MAX_CALLS if self.strict else protocol.DEFAULT_MAX_CALLS
 
     # -- samples -----------------------------------------------------------------------------
+    def check(self) -> None:
+        """Conversations and databases load before the first model call: a broken file is
+        one line and exit 2, not an error (or a wrong score) in every sample."""
+        self.samples()
+        self.databases  # noqa: B018 - loads and validates every database
+
     def samples(self) -> list[Sample]:
         if self._samples is None:
             convs = load_conversations(self.data_dir, self.split)
