@@ -9,10 +9,16 @@ returns (``test_replay`` checks it call by call), so it differs from the recordi
 these calls. Scoring is unaffected (every replayed call still matches its ground truth under its
 tool's rule), but anyone checking replay exactness needs this list. It is knowledge about the
 released data that only the tests use (replay exactness in test_tools, test_oracle and
-test_replay), so it lives with them.
+test_replay), so it lives with them, beside ``toy_env``, the small world of our own that the
+tool tests share.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
+
+from toolscore.benchmarks.tooltalk.plugins import PLUGINS
+from toolscore.env.environment import Environment, Session
 
 STALE = "listing lacks items of the released database"
 EDITED = "recorded field values differ from the released database"
@@ -57,3 +63,27 @@ ANNOTATION_ERRORS = {
     ("golden_conversation_1.json", 3, 1): STALE,
     ("golden_conversation_2.json", 1, 0): STALE,
 }
+
+
+def toy_env(logged_in: bool = True) -> Environment:
+    """A small world of our own: two users, one alarm, one reminder, one city."""
+    accounts = {
+        "amy": {"username": "amy", "email": "amy@example.com", "phone": "555-000-1111",
+                "name": "Amy", "password": "pw-amy", "session_token": None},
+        "bo": {"username": "bo", "email": "bo@example.com", "phone": "555-000-2222",
+               "name": "Bo", "password": "pw-bo", "session_token": None},
+    }
+    databases = {"Account": accounts, "Alarm": {"amy": {"a-1": {"alarm_id": "a-1",
+                                                                 "time": "07:00:00"}}},
+                 "Reminder": {"amy": {"r-1": {"reminder_id": "r-1", "task": "Water plants",
+                                              "due_date": None, "status": "pending"}}},
+                 "Weather": {"springfield": {"2023-05-01": {"date": "2023-05-01", "high": 70,
+                                                            "low": 50, "conditions": "Sunny"}}},
+                 "HistoricWeather": {}}
+    session = None
+    if logged_in:
+        accounts["amy"]["session_token"] = "tok-amy"
+        session = Session("amy", "tok-amy")
+    env = Environment(PLUGINS, now=datetime(2023, 5, 1, 9))
+    env.set_initial(databases, session)
+    return env
