@@ -23,6 +23,7 @@ from toolscore.benchmarks.tooltalk.data import (
     make_environment,
 )
 from toolscore.benchmarks.tooltalk.predictions import PredictionFormatError, read_prediction_file
+from toolscore.benchmarks.tooltalk.protocol import start_turn
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord
 
@@ -78,11 +79,7 @@ def replay_conversation(conversation: Conversation, turns: Iterable[Any],
     report = ReplayReport(files=1)
     env = make_environment(conversation, databases, plugins)
     for turn in turns:
-        env.reset()
-        for earlier in conversation.turns[:turn.turn]:
-            if earlier.role == "assistant":
-                for call in earlier.apis:
-                    env.call(call.name, call.arguments)
+        start_turn(env, conversation.turns, turn.turn)
         for i, recorded in enumerate(turn.predictions):
             replayed = env.call(recorded.name, recorded.arguments)
             report.calls += 1
