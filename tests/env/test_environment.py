@@ -1,7 +1,9 @@
-"""The Environment restores and hashes only what tools touched; the results must be the same as
-restoring and hashing everything."""
+"""The Environment restores and hashes only what tools touched (the results must be the same as
+restoring and hashing everything), and words argument errors as the tool asks."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from toolscore.env import Environment, Plugin, tool
 
@@ -67,3 +69,23 @@ def test_tool_rngs_restart_after_reset() -> None:
     first = [env.rng("Put").random() for _ in range(3)]
     env.reset()
     assert [env.rng("Put").random() for _ in range(3)] == first
+
+
+def test_binding_errors_are_pythons_own_unless_the_tool_names_its_callable() -> None:
+    """A simulator being reproduced may name its callable in argument errors (ToolTalk:
+    ``Put.call()``); without a label the text is Python's own for the function."""
+    env = make()
+    assert env.call("Put", {"key": "b"}).exception == (
+        "put() missing 1 required positional argument: 'value'")
+    assert env.call("Put", {"key": "b", "value": "2", "extra": 1}).exception == (
+        "put() got an unexpected keyword argument 'extra'")
+    labelled = Environment([Plugin("KV", [replace(put, call_label="Put.call")])], {"Store": {}})
+    before = labelled.state_hash()
+    assert labelled.call("Put", {}).exception == (
+        "Put.call() missing 2 required positional arguments: 'key' and 'value'")
+    assert labelled.call("Put", {"value": "1", "extra": 1, "more": 2}).exception == (
+        "Put.call() got an unexpected keyword argument 'extra'")
+    assert labelled.call("Put", {"key": "k", "value": "v", "env": None}).exception == (
+        "Put.call() got an unexpected keyword argument 'env'")  # not a duplicate
+    assert labelled.state_hash() == before
+    assert labelled.call("Put", {"key": "k", "value": "v"}).response == {"stored": "k"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from toolscore.cli import autode, judge, judges, listing, report, run, tooleval
+from toolscore.cli import autode, judge, judges, listing, report, run, tooleval, tooltalk
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,7 +19,7 @@ def app() -> None:
 
 
 for _command in (run.run_group, run.score_command, *report.COMMANDS, *autode.COMMANDS,
-                 *tooleval.COMMANDS, *judge.COMMANDS, *judges.COMMANDS,
+                 *tooleval.COMMANDS, *tooltalk.COMMANDS, *judge.COMMANDS, *judges.COMMANDS,
                  listing.benchmarks_command, listing.models_command, listing.plugins_command,
                  listing.data_command, listing.schema_command):
     app.add_command(_command)

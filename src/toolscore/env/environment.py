@@ -136,6 +136,7 @@ class Environment:
                 return CallRecord(name, arguments, None, NOT_LOGGED_IN)
             kwargs["session_token"] = self.session.token
         try:
+            tool.check_arguments(kwargs)
             response = tool.fn(self, **kwargs)
         except Exception as e:  # the model's input is at fault; record, never crash
             return CallRecord(name, kwargs, None, _exception_text(e))

@@ -115,6 +115,11 @@ class Tool:
     ``fn(env, **arguments)`` returns the JSON-able response or raises; any exception becomes the
     call's exception string. ``auth`` tools receive the session token from the environment in
     ``session_token`` (hidden from the model). ``action`` marks tools with side effects.
+
+    ``call_label`` names the callable in argument-binding errors (a missing or unexpected
+    argument), as a simulator being reproduced named its own (ToolTalk: ``AddAlarm.call``).
+    Those texts are what the model reads next, so they are part of the simulated world. Without
+    it, binding errors are Python's own for ``fn``.
     """
 
     name: str
@@ -127,6 +132,7 @@ class Tool:
     hidden: tuple[str, ...] = ()
     plugin: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    call_label: str | None = None
 
     @property
     def spec(self):  # -> ToolSpec; imported lazily to keep this module dependency-free
@@ -142,6 +148,48 @@ class Tool:
                     and prediction.response == truth.response
                     and prediction.exception == truth.exception)
         return self.equivalence(prediction, truth, ctx)
+
+    def check_arguments(self, arguments: dict[str, Any]) -> None:
+        """Raise the TypeError Python gives for a call of ``call_label(**arguments)``.
+
+        Only when ``call_label`` is set; the environment parameter is not one the caller can
+        name, so an argument called ``env`` is unexpected rather than a duplicate.
+        """
+        if self.call_label is not None:
+            binding_error = _binding_error(self.call_label, self.fn, arguments)
+            if binding_error is not None:
+                raise TypeError(binding_error)
+
+
+def _binding_error(label: str, fn: Callable[..., Any], arguments: dict[str, Any]) -> str | None:
+    """CPython's own text for binding keyword ``arguments`` to ``fn`` minus its first parameter:
+    the first unexpected keyword (in the caller's order) wins, then every missing required
+    parameter (in signature order)."""
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    if not any(p.kind is p.VAR_KEYWORD for p in params):
+        named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        for key in arguments:
+            if key not in named:
+                return f"{label}() got an unexpected keyword argument '{key}'"
+    for kind, word in ((inspect.Parameter.POSITIONAL_OR_KEYWORD, "positional"),
+                       (inspect.Parameter.KEYWORD_ONLY, "keyword-only")):
+        missing = [p.name for p in params if p.kind is kind
+                   and p.default is inspect.Parameter.empty and p.name not in arguments]
+        if missing:
+            plural = "s" if len(missing) > 1 else ""
+            return (f"{label}() missing {len(missing)} required {word} argument{plural}: "
+                    f"{_name_list(missing)}")
+    return None
+
+
+def _name_list(names: list[str]) -> str:
+    """'a'; 'a' and 'b'; 'a', 'b', and 'c' (CPython's wording)."""
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    if len(quoted) == 2:
+        return f"{quoted[0]} and {quoted[1]}"
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
 
 
 def tool(

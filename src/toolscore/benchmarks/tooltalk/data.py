@@ -27,7 +27,6 @@ TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ACCOUNT_DB = "Account"
 
 
-
 @dataclass
 class Turn:
     """One turn of a conversation; ``apis`` are the ground-truth calls made before the reply."""
@@ -175,7 +174,18 @@ def _string_list(record: dict[str, Any], key: str, label: str) -> list[str]:
 
 
 def _conversation(path: Path, label: str, split: Literal["easy", "hard"]) -> Conversation:
-    data = _read_json(path, label)
+    return conversation_from_dict(_read_json(path, label), path, label, split)
+
+
+def conversation_from_dict(data: Any, path: Path, label: str,
+                           split: Literal["easy", "hard"] | None = None) -> Conversation:
+    """A conversation from its parsed JSON (a dataset file, or a prediction file made from one).
+
+    Without ``split`` it is read off the folder name (``easy`` or else hard), as the dataset and
+    the reference's prediction folders are laid out.
+    """
+    if split is None:
+        split = "easy" if path.parent.name == "easy" else "hard"
     if not isinstance(data, dict):
         raise DataError(f"{label}: expected a JSON object")
     name = _need(data, "name", str, label)

@@ -68,6 +68,15 @@ def oracle_script(turn: Any) -> list[dict[str, Any]]:
     return steps
 
 
+def start_turn(env: Environment, turns: list[Any], index: int) -> None:
+    """Put the world where turn ``index`` starts: reset, then every earlier ground-truth call."""
+    env.reset()
+    for earlier in turns[:index]:
+        if earlier.role == "assistant":
+            for call in earlier.apis:
+                env.call(call.name, call.arguments)
+
+
 async def simulate_turn(
     env: Environment,
     turns: list[Any],
@@ -79,11 +88,7 @@ async def simulate_turn(
     max_calls: int,
 ) -> dict[str, Any]:
     """Run the model on assistant turn ``index``; returns the stored turn output."""
-    env.reset()
-    for earlier in turns[:index]:
-        if earlier.role == "assistant":
-            for call in earlier.apis:
-                env.call(call.name, call.arguments)
+    start_turn(env, turns, index)
     messages = [Message(role="system", content=prompt), *history_messages(turns, index)]
     start = len(messages)
     truth = oracle_script(turns[index])

@@ -24,8 +24,11 @@ PLUGINS: list[Plugin] = [account.PLUGIN, alarm.PLUGIN, calendar.PLUGIN, email.PL
                          message.PLUGIN, reminder.PLUGIN, weather.PLUGIN]
 ALL_TOOLS: dict[str, Tool] = {t.name: t for p in PLUGINS for t in p.tools}
 
-for _name, _tool in ALL_TOOLS.items():  # tells the scorer which texts to embed up front
+for _name, _tool in ALL_TOOLS.items():
+    # tells the scorer which texts to embed up front
     _tool.extra["similarity_fields"] = SIMILARITY_FIELDS.get(_name, ())
+    # argument errors name the reference's callable: "AddAlarm.call() missing 1 required ..."
+    _tool.call_label = f"{_name}.call"
 del _name, _tool
 
 __all__ = ["ALL_TOOLS", "PLUGINS"]

@@ -64,13 +64,14 @@ def require_text_list(value: Any, name: str, *, optional: bool = False) -> Any:
     return list(value)
 
 
-def parse_timestamp(value: Any, name: str, fmt: str = DATETIME_FORMAT) -> datetime:
-    """Parse a timestamp argument in ``fmt``."""
-    require_text(value, name)
-    try:
-        return datetime.strptime(value, fmt)
-    except ValueError:
-        raise ValueError(f"{name} must have the format {fmt}, got {value!r}.") from None
+def parse_timestamp(value: Any, fmt: str = DATETIME_FORMAT) -> datetime:
+    """Parse a timestamp argument in ``fmt``.
+
+    A bad value raises ``datetime.strptime``'s own error ("time data '8:30' does not match
+    format '%H:%M:%S'", "unconverted data remains: .88"): the reference simulator lets that text
+    through to the model, so it is part of what a model under test reads.
+    """
+    return datetime.strptime(value, fmt)
 
 
 def random_id(env: Environment, tool_name: str, *digits: int) -> str:
@@ -83,10 +84,14 @@ def random_id(env: Environment, tool_name: str, *digits: int) -> str:
     return "-".join(f"{rng.randint(0, 16**d - 1):0{d}x}" for d in digits)
 
 
-def find_item(items: dict[str, Any], item_id: Any, kind: str) -> dict[str, Any]:
-    """The user's item with this id (an alarm, event or reminder), or the simulator's error."""
-    if not isinstance(item_id, str) or item_id not in items:
-        raise LookupError(f"{kind} {item_id} does not exist.")
+def find_item(items: dict[str, Any], item_id: Any, missing: str) -> dict[str, Any]:
+    """The user's item with this id (an alarm, event or reminder), or the simulator's error.
+
+    ``missing`` is the error text with ``{id}`` for the id; each plugin words it its own way,
+    as the reference does ("Alarm X not found.", "Reminder X not found in database").
+    """
+    if item_id not in items:
+        raise LookupError(missing.format(id=item_id))
     return items[item_id]
 
 

@@ -24,9 +24,12 @@ def _alarms(env: Environment, session_token: str) -> dict[str, Any]:
     return env.db(ALARM_DB).setdefault(current_user(env, session_token), {})
 
 
-def _clock(value: Any, name: str) -> str:
-    """A time of day normalised to HH:MM:SS, so that stored times sort as strings."""
-    return parse_timestamp(value, name, TIME_FORMAT).strftime(TIME_FORMAT)
+NOT_FOUND = "Alarm {id} not found."
+
+
+def _clock(value: Any) -> str:
+    """A time of day normalised to HH:MM:SS, so that stored times compare as strings."""
+    return parse_timestamp(value, TIME_FORMAT).strftime(TIME_FORMAT)
 
 
 @tool("AddAlarm", action=True, auth=True, equivalence=rule_for("AddAlarm"))
@@ -37,7 +40,7 @@ def add_alarm(env: Environment, session_token: str, time: str) -> dict[str, Any]
         time: The time the alarm rings, in 24-hour format %H:%M:%S, e.g. 18:30:00.
     """
     alarms = _alarms(env, session_token)
-    when = _clock(time, "time")
+    when = _clock(time)
     alarm_id = random_id(env, "AddAlarm", 4, 4)
     alarms[alarm_id] = {"alarm_id": alarm_id, "time": when}
     return {"alarm_id": alarm_id}
@@ -51,7 +54,7 @@ def delete_alarm(env: Environment, session_token: str, alarm_id: str) -> dict[st
         alarm_id: The id of the alarm, as returned by AddAlarm or FindAlarms.
     """
     alarms = _alarms(env, session_token)
-    find_item(alarms, alarm_id, "Alarm")
+    find_item(alarms, alarm_id, NOT_FOUND)
     del alarms[alarm_id]
     return success()
 
@@ -59,18 +62,18 @@ def delete_alarm(env: Environment, session_token: str, alarm_id: str) -> dict[st
 @tool("FindAlarms", auth=True, equivalence=rule_for("FindAlarms"))
 def find_alarms(env: Environment, session_token: str, start_range: str | None = None,
                 end_range: str | None = None) -> dict[str, Any]:
-    """List the user's alarms, optionally only those within a time range, earliest first.
+    """List the user's alarms, optionally only those within a time range.
 
     Args:
         start_range: Earliest alarm time to include, %H:%M:%S (default 00:00:00).
         end_range: Latest alarm time to include, %H:%M:%S (default 23:59:59).
     """
     alarms = _alarms(env, session_token)
-    start = _clock(start_range, "start_range") if start_range is not None else "00:00:00"
-    end = _clock(end_range, "end_range") if end_range is not None else "23:59:59"
+    start = _clock(start_range) if start_range is not None else "00:00:00"
+    end = _clock(end_range) if end_range is not None else "23:59:59"
     found = [dict(a) for a in alarms.values()
              if isinstance(a.get("time"), str) and start <= a["time"] <= end]
-    return {"alarms": sorted(found, key=lambda a: a["time"])}
+    return {"alarms": found}
 
 
 PLUGIN = Plugin(

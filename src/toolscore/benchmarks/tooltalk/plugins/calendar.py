@@ -26,6 +26,7 @@ from toolscore.env.plugin import Plugin
 from toolscore.env.tool import tool
 
 CALENDAR_DB = "Calendar"
+NOT_FOUND = "Event {id} not found."
 EVENT_TYPES = ("meeting", "event")
 
 
@@ -34,7 +35,7 @@ def _events(env: Environment, username: str) -> dict[str, Any]:
 
 
 def _future(env: Environment, value: Any, name: str) -> datetime:
-    when = parse_timestamp(value, name)
+    when = parse_timestamp(value)
     if when < env.now:
         raise ValueError(f"{name} {value} is in the past.")
     return when
@@ -68,7 +69,7 @@ def create_event(env: Environment, session_token: str, name: str,
     if event_type not in EVENT_TYPES:
         raise ValueError(f"event_type must be one of {', '.join(EVENT_TYPES)}, "
                          f"got {event_type!r}.")
-    _check_order(_future(env, start_time, "start_time"), parse_timestamp(end_time, "end_time"))
+    _check_order(_future(env, start_time, "start_time"), parse_timestamp(end_time))
     require_text(location, "location", optional=True)
     require_text(description, "description", optional=True)
     attendees = require_text_list(attendees, "attendees", optional=True)
@@ -86,7 +87,7 @@ def create_event(env: Environment, session_token: str, name: str,
 
 
 def _event(env: Environment, username: str, event_id: Any) -> dict[str, Any]:
-    return find_item(_events(env, username), event_id, "Event")
+    return find_item(_events(env, username), event_id, NOT_FOUND)
 
 
 @tool("DeleteEvent", action=True, auth=True, equivalence=rule_for("DeleteEvent"))
@@ -139,7 +140,7 @@ def modify_event(env: Environment, session_token: str, event_id: str,
         start = changes.get("start_time", event.get("start_time"))
         end = changes.get("end_time", event.get("end_time"))
         if isinstance(start, str) and isinstance(end, str):
-            _check_order(parse_timestamp(start, "start_time"), parse_timestamp(end, "end_time"))
+            _check_order(parse_timestamp(start), parse_timestamp(end))
     event.update(changes)
     return success()
 
@@ -154,13 +155,13 @@ def query_calendar(env: Environment, session_token: str, start_time: str,
         end_time: End of the range, %Y-%m-%d %H:%M:%S.
     """
     username = current_user(env, session_token)
-    start = parse_timestamp(start_time, "start_time")
-    end = parse_timestamp(end_time, "end_time")
+    start = parse_timestamp(start_time)
+    end = parse_timestamp(end_time)
     found = []
     for event in _events(env, username).values():
         try:
-            begins = parse_timestamp(event.get("start_time"), "start_time")
-            ends = parse_timestamp(event.get("end_time"), "end_time")
+            begins = parse_timestamp(event.get("start_time"))
+            ends = parse_timestamp(event.get("end_time"))
         except (TypeError, ValueError):
             continue  # a malformed stored event is invisible rather than fatal
         if begins <= end and ends >= start:

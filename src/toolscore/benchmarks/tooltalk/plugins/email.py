@@ -41,7 +41,7 @@ def search_items(
     start_date: Any,
     end_date: Any,
 ) -> list[dict[str, Any]]:
-    """The 5 most recent items matching every given filter, in stored order.
+    """The 5 most recent items matching every given filter, newest first.
 
     ``query`` is split into keywords, each a case-insensitive substring of one of ``text_keys``;
     ``match_type`` says whether any or all keywords must occur. Items dated after ``env.now``
@@ -52,14 +52,14 @@ def search_items(
     if match_type not in MATCH_TYPES:
         raise ValueError(f"match_type must be one of {', '.join(MATCH_TYPES)}, "
                          f"got {match_type!r}.")
-    start = parse_timestamp(start_date, "start_date") if start_date is not None else None
-    end = parse_timestamp(end_date, "end_date") if end_date is not None else None
+    start = parse_timestamp(start_date) if start_date is not None else None
+    end = parse_timestamp(end_date) if end_date is not None else None
     keywords = query.lower().split() if query else []
     combine = all if match_type == "all" else any
     found: list[tuple[Any, int, dict[str, Any]]] = []
     for position, item in enumerate(items):
         try:
-            when = parse_timestamp(item.get(date_key), date_key)
+            when = parse_timestamp(item.get(date_key))
         except (TypeError, ValueError):
             continue  # undated items cannot be placed relative to "now"
         if when > env.now or (start and when < start) or (end and when > end):
@@ -71,7 +71,7 @@ def search_items(
             continue
         found.append((when, position, item))
     latest = sorted(found, key=lambda f: f[0], reverse=True)[:MAX_RESULTS]
-    return [copy.deepcopy(item) for _, _, item in sorted(latest, key=lambda f: f[1])]
+    return [copy.deepcopy(item) for _, _, item in latest]
 
 
 @tool("SearchInbox", auth=True, equivalence=rule_for("SearchInbox"))

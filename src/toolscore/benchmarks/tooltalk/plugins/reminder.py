@@ -23,6 +23,7 @@ from toolscore.env.plugin import Plugin
 from toolscore.env.tool import tool
 
 REMINDER_DB = "Reminder"
+NOT_FOUND = "Reminder {id} not found in database"
 
 
 def _reminders(env: Environment, session_token: str) -> dict[str, Any]:
@@ -30,7 +31,7 @@ def _reminders(env: Environment, session_token: str) -> dict[str, Any]:
 
 
 def _reminder(env: Environment, session_token: str, reminder_id: Any) -> dict[str, Any]:
-    return find_item(_reminders(env, session_token), reminder_id, "Reminder")
+    return find_item(_reminders(env, session_token), reminder_id, NOT_FOUND)
 
 
 @tool("AddReminder", action=True, auth=True, equivalence=rule_for("AddReminder"))
@@ -45,7 +46,10 @@ def add_reminder(env: Environment, session_token: str, task: str,
     reminders = _reminders(env, session_token)
     require_text(task, "task")
     if due_date is not None:
-        parse_timestamp(due_date, "due_date")
+        try:
+            parse_timestamp(due_date)
+        except (TypeError, ValueError):
+            raise ValueError(f"Invalid due_date: {due_date}") from None
     reminder_id = random_id(env, "AddReminder", 2, 4)
     reminders[reminder_id] = {"reminder_id": reminder_id, "task": task, "due_date": due_date,
                               "status": "pending"}
@@ -59,7 +63,10 @@ def complete_reminder(env: Environment, session_token: str, reminder_id: str) ->
     Args:
         reminder_id: The id of the reminder, as returned by AddReminder or GetReminders.
     """
-    _reminder(env, session_token, reminder_id)["status"] = "complete"
+    reminder = _reminder(env, session_token, reminder_id)
+    if reminder.get("status") == "complete":
+        raise ValueError(f"Reminder {reminder_id} already completed")
+    reminder["status"] = "complete"
     return success()
 
 

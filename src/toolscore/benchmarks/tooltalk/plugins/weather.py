@@ -24,10 +24,12 @@ DATE_FORMAT = "%Y-%m-%d"
 
 
 def _city(env: Environment, db: str, location: Any) -> dict[str, Any]:
+    """The records of a city: keys are lower-case, and the error names the lower-cased key."""
     require_text(location, "location")
-    records = env.db(db).get(location.strip().lower())
+    key = location.lower()
+    records = env.db(db).get(key)
     if not isinstance(records, dict):
-        raise LookupError(f"No weather data for {location}.")
+        raise LookupError(f"Location {key} not found in database")
     return records
 
 
@@ -61,10 +63,6 @@ def forecast_weather(env: Environment, location: str) -> dict[str, Any]:
     return {"forecast": forecast}
 
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")
-
-
 @tool("HistoricWeather", equivalence=rule_for("HistoricWeather"))
 def historic_weather(env: Environment, location: str, month: str) -> dict[str, Any]:
     """Climate of a city in a month: average and record temperatures (°F), rainfall, snow days.
@@ -73,12 +71,12 @@ def historic_weather(env: Environment, location: str, month: str) -> dict[str, A
         location: The name of the city, e.g. London.
         month: The full English name of the month, e.g. September.
     """
+    records = _city(env, HISTORIC_DB, location)
     require_text(month, "month")
-    if month.strip().lower() not in MONTHS:
-        raise ValueError(f"month must be a month name such as September, got {month!r}.")
-    record = _city(env, HISTORIC_DB, location).get(month.strip().lower())
+    record = records.get(month.lower())
     if record is None:
-        raise LookupError(f"No climate data for {location} in {month}.")
+        raise LookupError(f"Historic weather data for {location.lower()} missing for month "
+                          f"{month.lower()}")
     return {"weather": copy.deepcopy(record)}
 
 
