@@ -253,6 +253,30 @@ def test_error_totals_aggregate_over_conversations():
     assert aggregate([a, b, ok])["errors"] == {OVER_TRIGGER: 2, BAD_PLANNING: 1, BAD_CALL: 1}
 
 
+def test_stored_scores_keep_error_counts_and_old_records_count_once():
+    from toolscore.benchmarks.tooltalk.benchmark import score_turns, stored_score
+    from toolscore.benchmarks.tooltalk.report_view import error_lines, error_rows, record_view
+
+    turns = [TurnCalls(1, [], [call("Act", x=1), call("Other", y=1)]),
+             TurnCalls(3, [call("Act", x=3)], [call("Act", x=4)])]
+    stored = score_turns(turns, TOOLS, CTX)
+    assert stored["error_types"] == {"1": OVER_TRIGGER, "3": BAD_CALL}
+    assert stored["error_counts"] == {"1": 2, "3": 1}
+    totals = aggregate([stored_score(stored)])["errors"]
+    assert totals == {OVER_TRIGGER: 2, BAD_PLANNING: 0, BAD_CALL: 1}
+    old = {k: v for k, v in stored.items() if k != "error_counts"}  # scored before the change
+    assert aggregate([stored_score(old)])["errors"][OVER_TRIGGER] == 1
+
+    record = {"id": "c", "epoch": 0, "status": "ok", "meta": {"split": "hard"},
+              "scores": stored, "output": {"turns": []}}
+    rows = {r["error_type"]: r for r in error_rows([record])}
+    assert (rows[OVER_TRIGGER]["errors"], rows[OVER_TRIGGER]["turns"]) == (2, 1)
+    assert record_view(record)["tags"] == ["turn 1: over-trigger ×2", "turn 3: bad call"]
+    assert error_lines({"hard": {"errors": totals}, "error_rule": "reference (x)"}) == [
+        "error types (hard, failed conversations): over-trigger 2 · bad planning 0 · "
+        "bad call 1", "error-type rule: reference (x)"]
+
+
 # -- similarity prefetch ----------------------------------------------------------------------
 def test_similarity_texts_only_from_comparable_calls():
     tools = {**TOOLS, "Mail": _tool("Mail", action=True)}
