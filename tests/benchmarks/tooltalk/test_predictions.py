@@ -11,6 +11,7 @@ from support.data import dataset
 from toolscore.benchmarks.tooltalk.predictions import (
     PredictionFormatError,
     compare_with_reference,
+    prediction_paths,
     read_prediction_file,
     read_predictions,
     write_predictions,
@@ -152,6 +153,44 @@ def test_unreadable_json_and_missing_directory(tmp_path):
         read_predictions(tmp_path)
     with pytest.raises(PredictionFormatError, match="not a directory"):
         read_predictions(tmp_path / "missing")
+
+
+def _write(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_a_folder_of_split_folders_is_read_whole(tmp_path):
+    # ToolTalk's layout: one folder per split, summaries (error-type counts) beside them.
+    hard, easy = conversation(), {**conversation(), "name": "AddAlarm-easy"}
+    _write(tmp_path / "hard" / "Alarm-1.json", hard)
+    _write(tmp_path / "easy" / "AddAlarm-easy.json", easy)
+    _write(tmp_path / "hard_error_types.json", {"bad planning": 1})
+    (tmp_path / "notes").mkdir()  # a folder without JSON is not a split
+    assert [p.relative_to(tmp_path).as_posix() for p in prediction_paths(tmp_path)] == [
+        "easy/AddAlarm-easy.json", "hard/Alarm-1.json"]
+    assert [f.name for f in read_predictions(tmp_path)] == ["AddAlarm-easy", "Alarm-1"]
+    # In a flat folder every JSON file is a conversation: a summary there is named as bad.
+    _write(tmp_path / "flat" / "hard_error_types.json", {"bad planning": 1})
+    with pytest.raises(PredictionFormatError, match="hard_error_types.json: conversation:"):
+        read_predictions(tmp_path / "flat")
+
+
+def test_conversation_names_must_be_unique(tmp_path):
+    _write(tmp_path / "easy" / "a.json", conversation())
+    _write(tmp_path / "hard" / "b.json", conversation())
+    with pytest.raises(PredictionFormatError) as info:
+        read_predictions(tmp_path)
+    assert str(info.value) == (f"{tmp_path / 'hard' / 'b.json'}: name: conversation 'Alarm-1' "
+                               f"is also in {tmp_path / 'easy' / 'a.json'}")
+
+
+def test_a_conversation_without_a_name_is_named_by_its_file(tmp_path):
+    data = conversation()
+    del data["name"]
+    _write(tmp_path / "Mine.json", data)
+    (f,) = read_predictions(tmp_path)
+    assert f.name == "Mine" and f.path == tmp_path / "Mine.json"
 
 
 def test_turn_must_be_an_assistant_turn(tmp_path):

@@ -173,34 +173,108 @@ def test_aggregate_empty():
 
 
 # -- error types ------------------------------------------------------------------------------
-def test_over_trigger():
-    s = score(TurnCalls(1, [], [call("Act", x=1)]), TurnCalls(3, [call("Look", q=1)],
-                                                              [call("Look", q=1)]))
-    assert s.errors == {1: OVER_TRIGGER}
+# Default: as ToolTalk's calculate_error_types.py counts them (spec, corrected 2026-11-23).
+# Strict: one per turn that caused the failure, "not called enough times" is bad planning.
+def test_over_trigger_counts_each_bad_action_by_default_and_each_turn_when_strict():
+    turns = [TurnCalls(1, [], [call("Act", x=1), call("Look", q=9), call("Other", y=2),
+                               call("Act", exception="no", x=3)]),
+             TurnCalls(3, [call("Look", q=1)], [call("Look", q=1)])]
+    s = score(*turns)
+    assert s.bad_actions == 2 and not s.success
+    assert s.errors == {1: OVER_TRIGGER} and s.error_counts == {1: 2}
+    assert s.error_totals() == {OVER_TRIGGER: 2}
+    assert aggregate([s])["errors"] == {OVER_TRIGGER: 2, BAD_PLANNING: 0, BAD_CALL: 0}
+    strict = score(*turns, ctx=STRICT)
+    assert strict.errors == {1: OVER_TRIGGER} and strict.error_totals() == {OVER_TRIGGER: 1}
 
 
-def test_no_errors_for_successful_conversation_or_harmless_turns():
+def test_turn_without_ground_truth_and_without_bad_action_is_not_an_error():
+    # Failed calls and non-action extras where nothing was expected: no over-trigger.
     s = score(TurnCalls(1, [], [call("Look", q=1), call("Act", exception="no", x=1)]),
-              TurnCalls(3, [call("Act", x=1)], [call("Act", x=1)]))
-    assert s.success and s.errors == {}
-    # A failed conversation: only the turn that contributed to the failure is classified.
-    s = score(TurnCalls(1, [], [call("Look", q=1)]), TurnCalls(3, [call("Act", x=1)], []))
-    assert s.errors == {3: BAD_PLANNING}
+              TurnCalls(3, [call("Act", x=1)], []))
+    assert s.errors == {3: BAD_PLANNING}  # B empty, U = {Act}: the name sets differ
+    assert score(*[TurnCalls(1, [], [call("Look", q=1)]), TurnCalls(3, [call("Act", x=1)], [])],
+                 ctx=STRICT).errors == {3: BAD_PLANNING}
+
+
+def test_successful_conversation_has_no_error_types():
+    s = score(TurnCalls(1, [], [call("Look", q=1), call("Act", exception="no", x=1)]),
+              TurnCalls(3, [call("Act", x=1)], [call("Act", x=1), call("Look", q=2)]))
+    assert s.success and s.errors == {} and s.error_totals() == {}
+
+
+def test_unmatched_predictions_without_unmatched_ground_truth_are_bad_planning():
+    # Turn 1 is fully matched but also has a failed call and a non-action extra (B non-empty,
+    # U empty); turn 3 makes the conversation fail. The reference counts turn 1 as bad
+    # planning; strict skips it (it did not cause the failure).
+    turns = [TurnCalls(1, [call("Act", x=1)], [call("Act", exception="no", x=0),
+                                               call("Act", x=1), call("Look", q=5)]),
+             TurnCalls(3, [call("Act", x=3)], [])]
+    assert score(*turns).errors == {1: BAD_PLANNING, 3: BAD_PLANNING}
+    assert score(*turns, ctx=STRICT).errors == {3: BAD_PLANNING}
+
+
+def test_fully_matched_turn_is_skipped():
+    s = score(TurnCalls(1, [call("Act", x=1)], [call("Act", x=1)]),
+              TurnCalls(3, [call("Act", x=3)], [call("Act", x=4)]))
+    assert s.errors == {3: BAD_CALL}
 
 
 def test_bad_planning_different_tools_and_bad_call():
     s = score(TurnCalls(1, [call("Act", x=1)], [call("Other", x=1)]),
-              TurnCalls(3, [call("Act", x=1)], [call("Act", x=2)]))
-    assert s.errors == {1: BAD_PLANNING, 3: BAD_CALL}
+              TurnCalls(3, [call("Act", x=1)], [call("Act", x=2)]),
+              TurnCalls(5, [call("Act", x=5), call("Look", q=5)],
+                        [call("Act", x=6), call("Look", q=6)]))
+    assert s.errors == {1: BAD_PLANNING, 3: BAD_CALL, 5: BAD_CALL}
+    # A failed call of the right tool is still an unmatched prediction of that tool.
+    s = score(TurnCalls(1, [call("Act", x=1)], [call("Act", exception="boom", x=1)]))
+    assert s.errors == {1: BAD_CALL}
 
 
-def test_predicted_more_often_default_is_reversed_strict_is_corrected():
+def test_called_more_often_is_bad_planning_by_default_not_enough_when_strict():
     # Turn 1: two Act needed, one wrong Act predicted (U = {Act: 2}, B = {Act: 1}).
     # Turn 3: one Act needed, two wrong Acts predicted (U = {Act: 1}, B = {Act: 2}).
     turns = [TurnCalls(1, [call("Act", x=1), call("Act", x=2)], [call("Act", x=7)]),
              TurnCalls(3, [call("Act", x=3)], [call("Act", x=8), call("Act", x=9)])]
-    assert score(*turns).errors == {1: BAD_PLANNING, 3: BAD_CALL}
-    assert score(*turns, ctx=STRICT).errors == {1: BAD_CALL, 3: BAD_PLANNING}
+    assert score(*turns).errors == {1: BAD_CALL, 3: BAD_PLANNING}
+    assert score(*turns, ctx=STRICT).errors == {1: BAD_PLANNING, 3: BAD_CALL}
+    # One tool with the same counts is enough for a bad call only if no other tool exceeds.
+    mixed = TurnCalls(1, [call("Act", x=1), call("Look", q=1)],
+                      [call("Act", x=2), call("Look", q=2), call("Look", q=3)])
+    assert score(mixed).errors == {1: BAD_PLANNING}
+    assert score(mixed, ctx=STRICT).errors == {1: BAD_CALL}
+
+
+def test_error_totals_aggregate_over_conversations():
+    a = score(TurnCalls(1, [], [call("Act", x=1), call("Act", x=2)]),
+              TurnCalls(3, [call("Act", x=3)], [call("Act", x=4)]))
+    b = score(TurnCalls(1, [call("Act", x=1)], [call("Other", x=1)]))
+    ok = score(TurnCalls(1, [call("Act", x=1)], [call("Act", x=1)]))
+    assert aggregate([a, b, ok])["errors"] == {OVER_TRIGGER: 2, BAD_PLANNING: 1, BAD_CALL: 1}
+
+
+def test_stored_scores_keep_error_counts_and_old_records_count_once():
+    from toolscore.benchmarks.tooltalk.benchmark import score_turns, stored_score
+    from toolscore.benchmarks.tooltalk.report_view import error_lines, error_rows, record_view
+
+    turns = [TurnCalls(1, [], [call("Act", x=1), call("Other", y=1)]),
+             TurnCalls(3, [call("Act", x=3)], [call("Act", x=4)])]
+    stored = score_turns(turns, TOOLS, CTX)
+    assert stored["error_types"] == {"1": OVER_TRIGGER, "3": BAD_CALL}
+    assert stored["error_counts"] == {"1": 2, "3": 1}
+    totals = aggregate([stored_score(stored)])["errors"]
+    assert totals == {OVER_TRIGGER: 2, BAD_PLANNING: 0, BAD_CALL: 1}
+    old = {k: v for k, v in stored.items() if k != "error_counts"}  # scored before the change
+    assert aggregate([stored_score(old)])["errors"][OVER_TRIGGER] == 1
+
+    record = {"id": "c", "epoch": 0, "status": "ok", "meta": {"split": "hard"},
+              "scores": stored, "output": {"turns": []}}
+    rows = {r["error_type"]: r for r in error_rows([record])}
+    assert (rows[OVER_TRIGGER]["errors"], rows[OVER_TRIGGER]["turns"]) == (2, 1)
+    assert record_view(record)["tags"] == ["turn 1: over-trigger ×2", "turn 3: bad call"]
+    assert error_lines({"hard": {"errors": totals}, "error_rule": "reference (x)"}) == [
+        "error types (hard, failed conversations): over-trigger 2 · bad planning 0 · "
+        "bad call 1", "error-type rule: reference (x)"]
 
 
 # -- similarity prefetch ----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from toolscore.benchmarks.tooltalk.scoring import (
     ConversationScore,
     TurnCalls,
     aggregate,
+    error_rule,
     score_conversation,
     similarity_texts,
 )
@@ -35,7 +36,8 @@ class ToolTalkOptions:
     split: Split = option("all", "Conversations: easy | hard | all.")
     tools: ToolsMode = option("all", "Tools offered: all 28 (as in the paper) | exact (those "
                               "the conversation uses) | suite (those of its plugins).")
-    strict: bool = option(False, "Fix the reference scorer's known defects (labelled).")
+    strict: bool = option(False, "Fix the reference scorer's known defects (labelled); error "
+                          "types then follow the intent of ToolTalk's comment, per turn.")
     embedder: str = option("minilm", "Text similarity for free-text arguments: minilm | "
                            "hashing.")
     max_calls_per_turn: int | None = option(
@@ -235,6 +237,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
                                   for split, scores in sorted(by_split.items())}
         result["errors"] = len(records) - len(ok)
         result["strict"] = self.strict
+        result["error_rule"] = error_rule(self.strict)
         result["embedder"] = self.embedder_name
         return result
 
@@ -251,6 +254,7 @@ def score_turns(turns: list[TurnCalls], tools: dict[str, Tool],
     return {
         **score.metrics(),
         "error_types": {str(turn): kind for turn, kind in score.errors.items()},
+        "error_counts": {str(turn): score.error_counts.get(turn, 1) for turn in score.errors},
         "outcomes": [{"turn": o.ref.turn, "index": o.ref.index, "name": o.name,
                       "action": o.action, "bad_action": o.bad_action,
                       "match": [o.match.turn, o.match.index] if o.match else None}
@@ -259,6 +263,12 @@ def score_turns(turns: list[TurnCalls], tools: dict[str, Tool],
 
 
 def stored_score(scores: dict[str, Any]) -> ConversationScore:
-    """Rebuild the counts of a stored score for aggregation."""
+    """Rebuild the counts of a stored score for aggregation.
+
+    ``error_counts`` (errors per classified turn) is absent from records scored before
+    over-triggers were counted per bad action: each turn then counts once, as it was scored.
+    """
+    counts = scores.get("error_counts") or {}
     return ConversationScore(**{k: int(scores[k]) for k in _COUNTS},
-                             errors={int(t): e for t, e in scores.get("error_types", {}).items()})
+                             errors={int(t): e for t, e in scores.get("error_types", {}).items()},
+                             error_counts={int(t): int(n) for t, n in counts.items()})

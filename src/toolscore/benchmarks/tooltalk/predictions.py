@@ -36,12 +36,22 @@ class PredictionFile(NamedTuple):
     """One conversation read from a prediction directory.
 
     ``conversation`` is the file's JSON as read (so unknown fields survive a rewrite),
-    ``turns`` the evaluated assistant turns, ``reference`` the embedded metrics, if any.
+    ``turns`` the evaluated assistant turns, ``reference`` the embedded metrics, if any,
+    ``path`` where it was read from.
     """
 
     conversation: dict[str, Any]
     turns: list[TurnCalls]
     reference: dict[str, Any] | None
+    path: Path | None = None
+
+    @property
+    def name(self) -> str:
+        """The conversation's name, else the file's (results are reported by it)."""
+        name = self.conversation.get("name")
+        if isinstance(name, str) and name:
+            return name
+        return self.path.stem if self.path is not None else "?"
 
 
 def _fail(path: Path, where: str, problem: str) -> PredictionFormatError:
@@ -112,15 +122,40 @@ def read_prediction_file(path: str | Path) -> PredictionFile:
     reference = data.get("metrics")
     if reference is not None and not isinstance(reference, dict):
         raise _fail(path, "metrics", "not an object")
-    return PredictionFile(data, turns, reference)
+    return PredictionFile(data, turns, reference, path)
 
 
-def read_predictions(directory: str | Path) -> list[PredictionFile]:
-    """Every ``*.json`` conversation in a directory, sorted by file name."""
+def prediction_paths(directory: str | Path) -> list[Path]:
+    """The conversation files of a prediction folder, in a fixed order.
+
+    ToolTalk's runner writes one folder per split, so a folder of such folders (``easy/``,
+    ``hard/``) is read as a whole, split folders in name order; the JSON files beside them are
+    summaries (e.g. error-type counts), not conversations, and are not read. A folder without
+    subfolders of JSON files is read flat.
+    """
     directory = Path(directory)
     if not directory.is_dir():
         raise PredictionFormatError(f"{directory}: not a directory")
-    return [read_prediction_file(p) for p in sorted(directory.glob("*.json"))]
+    splits = [d for d in sorted(directory.iterdir()) if d.is_dir() and any(d.glob("*.json"))]
+    if splits:
+        return [p for d in splits for p in sorted(d.glob("*.json"))]
+    return sorted(directory.glob("*.json"))
+
+
+def read_predictions(directory: str | Path) -> list[PredictionFile]:
+    """Every conversation of a prediction folder (see :func:`prediction_paths`).
+
+    Two files holding the same conversation name are an error: results are reported by name.
+    """
+    files: list[PredictionFile] = []
+    seen: dict[str, Path] = {}
+    for path in prediction_paths(directory):
+        f = read_prediction_file(path)
+        if f.name in seen:
+            raise _fail(path, "name", f"conversation {f.name!r} is also in {seen[f.name]}")
+        seen[f.name] = path
+        files.append(f)
+    return files
 
 
 def reference_metrics(score: ConversationScore) -> dict[str, Any]:
@@ -210,7 +245,7 @@ def compare_with_reference(files: Sequence[PredictionFile],
         raise ValueError(f"{len(files)} files but {len(scores)} scores")
     diffs: list[Difference] = []
     for f, score in zip(files, scores, strict=True):
-        name = str(f.conversation.get("name", "?"))
+        name = f.name
         ours = score.metrics()
         for key in METRIC_KEYS:
             ref_key = REFERENCE_NAMES.get(key, key)

@@ -98,16 +98,20 @@ def plugin_rows(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def error_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per error type (scored per turn): turns, samples, samples per split, a few example ids."""
+    """Per error type: errors as the split totals count them (a turn without ground truth counts
+    one over-trigger per bad action), turns, samples, samples per split, a few example ids."""
     rows: dict[str, dict[str, Any]] = {}
     for r in records:
         types = dict((r.get("scores") or {}).get("error_types") or {})
+        counts = dict((r.get("scores") or {}).get("error_counts") or {})
         if r.get("status") != "ok":
-            types = {"-": "infrastructure error"}
+            types, counts = {"-": "infrastructure error"}, {}
         seen: set[str] = set()
-        for etype in types.values():
-            x = rows.setdefault(str(etype), {"error_type": str(etype), "turns": 0, "samples": 0,
-                                             "splits": Counter(), "examples": []})
+        for turn, etype in types.items():
+            x = rows.setdefault(str(etype), {"error_type": str(etype), "errors": 0, "turns": 0,
+                                             "samples": 0, "splits": Counter(),
+                                             "examples": []})
+            x["errors"] += int(counts.get(turn, 1))
             x["turns"] += 1
             if etype not in seen:
                 seen.add(etype)
@@ -118,7 +122,7 @@ def error_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for x in rows.values():
         x["splits"] = ", ".join(f"{k} {v}" for k, v in sorted(x["splits"].items()))
         x["examples"] = ", ".join(x["examples"])
-    return sorted(rows.values(), key=lambda x: -x["turns"])
+    return sorted(rows.values(), key=lambda x: -x["errors"])
 
 
 def confusion(records: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
@@ -162,11 +166,14 @@ def breakdowns(records: list[dict[str, Any]], plugin_of: dict[str, str]) -> list
                        "called = predictions, correct = those matching a ground truth; failed "
                        "samples = failed samples expecting this tool."),
         Breakdown("Error types", [Column("error_type", "error type", "number"),
+                                  Column("errors", "errors", "count"),
                                   Column("turns", "turns", "count"),
                                   Column("samples", "samples", "count"),
                                   Column("splits", "samples per split", "number"),
                                   Column("examples", "examples", "number")],
-                  error_rows(records)),
+                  error_rows(records),
+                  note="failed conversations only; errors = the split totals' count (one "
+                       "over-trigger per bad action in a turn without ground truth)"),
         Breakdown("Unmatched calls: expected tool vs tool called",
                   [Column("expected", "expected", "number"),
                    Column("called", "called", "number"), Column("count", "count", "count")],
@@ -217,6 +224,24 @@ def _call_rows(turn: dict[str, Any], outcomes: list[dict[str, Any]]) -> list[lis
     return rows
 
 
+def _error_tag(scores: dict[str, Any], turn: str) -> str:
+    """A turn's error type, with its count when it counts more than once (over-triggers)."""
+    n = int((scores.get("error_counts") or {}).get(turn, 1))
+    kind = str(scores["error_types"][turn])
+    return f"{kind} ×{n}" if n > 1 else kind
+
+
+def error_lines(metrics: dict[str, Any]) -> list[str]:
+    """Error types per split under the headline table, with the rule that counted them."""
+    lines = [f"error types ({split}, failed conversations): "
+             + " · ".join(f"{kind} {n}" for kind, n in m["errors"].items())
+             for split, m in metrics.items()
+             if isinstance(m, dict) and isinstance(m.get("errors"), dict)]
+    if lines and metrics.get("error_rule"):
+        lines.append(f"error-type rule: {metrics['error_rule']}")
+    return lines
+
+
 def record_view(record: dict[str, Any]) -> dict[str, Any]:
     """The conversation turn by turn: calls with verdicts, the transcript, the final answer."""
     scores = record.get("scores") or {}
@@ -226,7 +251,7 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
     sections = []
     for turn in output.get("turns") or []:
         n = turn.get("turn")
-        tags = [{"text": errors[str(n)], "tone": "bad"}] if str(n) in errors else []
+        tags = [{"text": _error_tag(scores, str(n)), "tone": "bad"}] if str(n) in errors else []
         if turn.get("stop"):
             tags.append({"text": f"stop: {turn['stop']}", "tone": "tag"})
         transcript = [m for m in turn.get("transcript") or [] if isinstance(m, dict)]
@@ -246,7 +271,7 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
     summary = ("success" if scores.get("success") else "failed") if scores else ""
     return {"summary": summary,
             "messages": [m for s in sections for m in s["messages"]],
-            "tags": [f"turn {t}: {e}" for t, e in errors.items()],
+            "tags": [f"turn {t}: {_error_tag(scores, t)}" for t in errors],
             "details": details, "sections": sections}
 
 
@@ -259,6 +284,10 @@ class ToolTalkReport:
     @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
         return "success"
+
+    @classmethod
+    def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
+        return error_lines(metrics)
 
     @classmethod
     def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:

@@ -12,8 +12,9 @@ the reference behaviour exactly (see ``shared/specs/tooltalk.md``):
 * metrics are per conversation and aggregated per split by summing counts (micro average),
   except success, which is a fraction of conversations.
 
-The error analysis reproduces the reference's reversed "predicted more often" comparison unless
-``ctx.strict`` asks for the corrected one.
+The error analysis counts error types exactly as ToolTalk's ``calculate_error_types.py`` does
+(see :func:`classify_errors`); ``ctx.strict`` switches to a labelled per-turn variant that
+follows the intent stated in that script's comment instead of its code.
 """
 
 from __future__ import annotations
@@ -85,6 +86,16 @@ class ConversationScore:
     outcomes: list[PredictionOutcome] = field(default_factory=list)
     truth_matches: dict[CallRef, CallRef] = field(default_factory=dict)  # truth -> prediction
     errors: dict[int, str] = field(default_factory=dict)  # turn -> error type (failed only)
+    # turn -> how many errors of its type the turn counts (>1 only for over-triggers, which the
+    # reference counts per bad action); a turn missing here counts once.
+    error_counts: dict[int, int] = field(default_factory=dict)
+
+    def error_totals(self) -> Counter[str]:
+        """Errors per type as the split totals count them (over-triggers per bad action)."""
+        totals: Counter[str] = Counter()
+        for turn, kind in self.errors.items():
+            totals[kind] += self.error_counts.get(turn, 1)
+        return totals
 
     @property
     def precision(self) -> float:
@@ -168,40 +179,64 @@ def score_conversation(turns: Sequence[TurnCalls], tools: dict[str, Tool],
         truth_matches={o.match: o.ref for o in outcomes if o.match is not None},
     )
     if not score.success:
-        score.errors = classify_errors(turns, score, strict=ctx.strict)
+        score.errors, score.error_counts = classify_errors(turns, score, strict=ctx.strict)
     return score
 
 
 def classify_errors(turns: Sequence[TurnCalls], score: ConversationScore,
-                    strict: bool = False) -> dict[int, str]:
-    """Error type of every turn that contributed to a failure.
+                    strict: bool = False) -> tuple[dict[int, str], dict[int, int]]:
+    """Error type of each turn of a failed conversation, and how many errors each turn counts.
 
-    A turn contributes when it has an unmatched ground-truth call or a bad action. A bad action
-    in a turn without ground truth is an over-trigger. Otherwise, with U the turn's unmatched
-    ground truths and B its unmatched predictions: different tool-name sets is bad planning; so
-    is a tool called more often than needed (B has more calls to it than U). The reference code
-    tests the opposite (U more than B), which is reproduced unless ``strict``. Else: bad call.
+    Default: as ToolTalk's ``calculate_error_types.py`` counts them, because the published error
+    breakdown is that script's output. A turn without ground truth counts one over-trigger per
+    bad action in it. Otherwise, with B all the turn's unmatched predictions (failed calls and
+    non-action extras included) and U its unmatched ground truths: both empty, the turn is
+    skipped; different tool-name sets (B non-empty with U empty included) is bad planning; equal
+    sets are bad planning when some tool has more unmatched predictions than unmatched ground
+    truths, else a bad call.
+
+    ``strict``: the script's comment says a tool "not called enough times" is bad planning, the
+    opposite of its code. The strict variant follows the comment (U has more calls to a tool
+    than B), classifies only turns that caused the failure (an unmatched ground truth or a bad
+    action), and counts one error per turn, over-triggers included, so that every type is in
+    the same unit.
     """
     by_turn: dict[int, list[PredictionOutcome]] = {}
     for o in score.outcomes:
         by_turn.setdefault(o.ref.turn, []).append(o)
     errors: dict[int, str] = {}
+    counts: dict[int, int] = {}
     for t in turns:
         outcomes = by_turn.get(t.turn, [])
+        bad = sum(o.bad_action for o in outcomes)
+        if not t.ground_truth:
+            if bad:
+                errors[t.turn] = OVER_TRIGGER
+                if not strict and bad > 1:
+                    counts[t.turn] = bad
+            continue
         unmatched_truths = [c.name for i, c in enumerate(t.ground_truth)
                             if CallRef(t.turn, i) not in score.truth_matches]
         unmatched_preds = [o.name for o in outcomes if not o.matched]
-        has_bad = any(o.bad_action for o in outcomes)
-        if not unmatched_truths and not has_bad:
-            continue
-        if not t.ground_truth and has_bad:
-            errors[t.turn] = OVER_TRIGGER
+        if not unmatched_truths and (not bad if strict else not unmatched_preds):
             continue
         need, got = Counter(unmatched_truths), Counter(unmatched_preds)
-        different_tools = set(need) != set(got)
-        too_often = any((got[n] > need[n]) if strict else (need[n] > got[n]) for n in need)
-        errors[t.turn] = BAD_PLANNING if different_tools or too_often else BAD_CALL
-    return errors
+        if set(need) != set(got):
+            errors[t.turn] = BAD_PLANNING
+            continue
+        if strict:
+            planning = any(need[n] > got[n] for n in need)  # not called enough times
+        else:
+            planning = any(need[n] < got[n] for n in need)  # called more often than needed
+        errors[t.turn] = BAD_PLANNING if planning else BAD_CALL
+    return errors, counts
+
+
+def error_rule(strict: bool) -> str:
+    """How the error types were counted, for every report that shows them."""
+    if strict:
+        return "strict (one per turn that caused the failure; the comment's direction)"
+    return "reference (as ToolTalk's calculate_error_types.py)"
 
 
 def aggregate(scores: Iterable[ConversationScore]) -> dict[str, Any]:
@@ -215,7 +250,9 @@ def aggregate(scores: Iterable[ConversationScore]) -> dict[str, Any]:
              for k in ("predictions", "ground_truths", "matches", "actions", "valid_actions",
                        "bad_actions")}
     n = len(scores)
-    errors = Counter(e for s in scores for e in s.errors.values())
+    errors: Counter[str] = Counter()
+    for s in scores:
+        errors.update(s.error_totals())
     return {
         "conversations": n,
         **total,
