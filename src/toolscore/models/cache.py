@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
+
+log = logging.getLogger("toolscore.models")
 
 #: Bumped when the key layout or the stored reply format changes; old entries then miss.
 CACHE_VERSION = 1
@@ -122,54 +125,114 @@ class ResponseCache:
     safe for concurrent asyncio use (no two coroutines are inside a call at once); a lock also
     makes the object safe to share between threads. Other processes are handled by SQLite's
     WAL mode and a busy timeout.
+
+    A cache is an optimisation, so its faults never stop a run: a file that cannot be opened
+    (garbage, a directory, a wrong schema) leaves the cache off; a read-only file is opened for
+    reading; an entry that cannot be read is a miss; a write that fails (disk full) keeps the
+    answer uncached. Each kind of fault is said once, naming the file.
     """
 
     def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            str(self.path), timeout=busy_timeout_s, check_same_thread=False,
-            isolation_level=None,  # autocommit: every statement is its own transaction
-        )
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode survives a killed process (only a power cut can lose the tail).
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(_SCHEMA)
+        self._warned: set[str] = set()
         self.hits = 0
         self.misses = 0
+        self.read_only = False
+        self._conn: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = self._open(busy_timeout_s)
+        except (sqlite3.Error, OSError) as e:
+            self._conn = self._open_read_only(busy_timeout_s, e)
+
+    def _open(self, busy_timeout_s: float) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), timeout=busy_timeout_s, check_same_thread=False,
+                               isolation_level=None)  # autocommit: a statement, a transaction
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode survives a killed process (only a power cut loses the tail).
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(_SCHEMA)
+            conn.execute("SELECT key, reply FROM replies LIMIT 0")  # the schema we expect
+        except sqlite3.Error:
+            conn.close()
+            raise
+        return conn
+
+    def _open_read_only(self, busy_timeout_s: float,
+                        error: BaseException) -> sqlite3.Connection | None:
+        """A cache shipped read-only still serves reads; anything else leaves it off."""
+        if self.path.is_file():
+            try:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1",
+                                       uri=True, timeout=busy_timeout_s,
+                                       check_same_thread=False, isolation_level=None)
+                conn.execute("SELECT key, reply FROM replies LIMIT 0")
+                self.read_only = True
+                self._warn("open", f"response cache {self.path} is read-only ({error}): "
+                                   "cached replies are served, new ones are not stored")
+                return conn
+            except sqlite3.Error:
+                pass
+        self._warn("open", f"response cache {self.path} cannot be used ({error}); running "
+                           "without a cache")
+        return None
+
+    def _warn(self, kind: str, message: str) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            log.warning("%s", message)
 
     def get(self, key: str) -> Reply | None:
-        with self._lock:
-            row = self._conn.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        if self._conn is None:
+            self.misses += 1
+            return None
+        try:
+            with self._lock:
+                row = self._conn.execute("SELECT reply FROM replies WHERE key = ?",
+                                         (key,)).fetchone()
+            reply = None if row is None else Reply.from_dict(json.loads(row[0]))
+        except (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError) as e:
+            self._warn("read", f"response cache {self.path}: an entry could not be read "
+                               f"({type(e).__name__}: {e}); such entries are treated as misses")
+            reply = None
+        if reply is None:
             self.misses += 1
             return None
         self.hits += 1
-        return Reply.from_dict(json.loads(row[0]))
+        return reply
 
     def put(self, key: str, reply: Reply, *, model: str = "") -> None:
-        """Store (or overwrite) one reply; committed before returning."""
-        data = canonical_json(reply.to_dict())
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
-                (key, model, data, time.time()),
-            )
+        """Store (or overwrite) one reply; committed before returning. A failed write is said
+        once and otherwise ignored: the reply is still the answer."""
+        if self._conn is None or self.read_only:
+            return
+        try:
+            data = canonical_json(reply.to_dict())
+            with self._lock:
+                self._conn.execute("INSERT OR REPLACE INTO replies (key, model, reply, created) "
+                                   "VALUES (?, ?, ?, ?)", (key, model, data, time.time()))
+        except (sqlite3.Error, ValueError, UnicodeError) as e:
+            self._warn("write", f"response cache {self.path}: a reply could not be stored "
+                                f"({type(e).__name__}: {e}); answers are kept, uncached")
 
     def __contains__(self, key: str) -> bool:
-        with self._lock:
-            row = self._conn.execute("SELECT 1 FROM replies WHERE key = ?", (key,)).fetchone()
-        return row is not None
+        return self.get(key) is not None
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+        if self._conn is None:
+            return 0
+        try:
+            with self._lock:
+                return int(self._conn.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+        except sqlite3.Error:
+            return 0
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        if self._conn is not None:
+            with self._lock:
+                self._conn.close()
 
     def __enter__(self) -> ResponseCache:
         return self
