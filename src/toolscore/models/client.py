@@ -51,6 +51,11 @@ def model_semaphore(name: str, limit: int) -> asyncio.Semaphore:
     return sem
 
 
+# An empty completion is asked again this many times in all before it is taken as the answer
+# (a few: it is usually the model, not the endpoint; the retry budget is for real outages).
+EMPTY_ATTEMPTS = 3
+
+
 class EmptyCompletion(InfraError):
     """An empty completion: retried like an infrastructure failure, but if the last attempt is
     empty too, the empty reply is the model's answer (``finish_reason`` "empty")."""
@@ -164,13 +169,20 @@ class ModelClient:
         limit = min(self.max_concurrency, getattr(self.model, "max_concurrency", None) or 10**6)
         sem = model_semaphore(self.model.name, limit)
 
+        empties: list[int] = []
+
         async def attempt(n: int) -> Reply:
             self.calls += 1
             started = time.monotonic()
             reply = await self.model.generate(messages, tools, config)
             elapsed = time.monotonic() - started
             if self._empty_is_error and is_empty(reply):
-                raise EmptyCompletion(reply, elapsed)
+                empties.append(n)
+                if len(empties) < EMPTY_ATTEMPTS:
+                    raise EmptyCompletion(reply, elapsed)
+                accepted = EmptyCompletion(reply, elapsed).accept()  # it keeps saying nothing
+                accepted.model = accepted.model or self.model.name
+                return accepted
             reply.usage.calls = 1
             reply.usage.cached_calls = 0
             reply.usage.latency_s = elapsed
