@@ -274,11 +274,10 @@ def generate_scripts_command(
 ) -> None:
     """Write AutoDE user scripts for API documents with a model; every script is validated
     against its API, and rejected ones are counted and explained."""
-    import asyncio
-
     from toolscore.benchmarks.autode import load_api_docs
     from toolscore.benchmarks.autode.generate import generate_scripts, write_scripts
     from toolscore.models.factory import make_client
+    from toolscore.runs.api import run_sync
 
     try:
         docs = load_api_docs(apis)
@@ -288,9 +287,8 @@ def generate_scripts_command(
             base_url=base_url,
             cache=None if no_cache else (cache or "default"),
         )
-        report = asyncio.run(
-            generate_scripts(client, docs, per_api=per_api, temperature=temperature, seed=seed)
-        )
+        report = run_sync(lambda: generate_scripts(client, docs, per_api=per_api,
+                                                   temperature=temperature, seed=seed))
     except USER_ERRORS as e:
         fail(str(e))
         return

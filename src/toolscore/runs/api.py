@@ -68,8 +68,9 @@ def load_run(path: str | Path) -> Run:
     return Run(store.path, store.config(), store.read_scores())
 
 
-def _run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine to completion from synchronous code, even inside a running loop."""
+def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run the coroutine ``make()`` to completion from synchronous code, even inside a running
+    event loop (a notebook): it then runs on its own loop in a worker thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -214,12 +215,12 @@ def summary_dict(summary: RunSummary) -> dict[str, Any]:
 
 def evaluate(benchmark: str | Benchmark, model: str | None = None, **kwargs: Any) -> Run:
     """:func:`evaluate_async` from synchronous code (also inside a running event loop)."""
-    return _run_sync(lambda: evaluate_async(benchmark, model, **kwargs))
+    return run_sync(lambda: evaluate_async(benchmark, model, **kwargs))
 
 
 def resume(run_dir: str | Path, **kwargs: Any) -> Run:
     """:func:`resume_async` from synchronous code."""
-    return _run_sync(lambda: resume_async(run_dir, **kwargs))
+    return run_sync(lambda: resume_async(run_dir, **kwargs))
 
 
 def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: bool | None = None,
