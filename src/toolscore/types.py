@@ -227,6 +227,11 @@ class GenerateConfig:
     ``tool_choice`` is "auto", "required", "none" or a tool name. ``epoch`` separates repeated
     samples in the cache. What the ``oracle`` replays travels beside the request
     (:func:`toolscore.models.oracle.reference`), never in it, so it is in no cache key.
+
+    ``reasoning_effort`` and ``extra`` (further request parameters, passed to the provider as
+    given, e.g. ``presence_penalty``) come from a run's model arguments
+    (:mod:`toolscore.models.modelargs`). They are left out of :meth:`to_dict` while unset, so
+    the cache keys of every request made before they existed stay valid.
     """
 
     temperature: float = 0.0
@@ -235,6 +240,13 @@ class GenerateConfig:
     top_p: float | None = None
     tool_choice: str = "auto"
     epoch: int = 0
+    reasoning_effort: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["reasoning_effort"] is None:
+            del d["reasoning_effort"]
+        if not d["extra"]:
+            del d["extra"]
+        return d

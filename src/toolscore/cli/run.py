@@ -52,6 +52,27 @@ GENERIC = [
                  help="Seconds per model call before retrying."),
     click.Option(["--json", "json_out"], is_flag=True, help="Print one JSON document on stdout."),
 ]
+# Run-level model arguments (toolscore.models.modelargs): they replace the benchmark's value
+# on every call of the run's model. A benchmark that declares an option of the same name
+# (ToolTalk's --max-tokens and --seed, AutoDE's --temperature) keeps the flag as its own option:
+# it already sets that value for its model calls; -M KEY=VALUE always reaches the model.
+MODEL_ARG_OPTIONS = [
+    click.Option(["--temperature"], type=float, default=None,
+                 help="Sampling temperature of every model call (default: the benchmark's)."),
+    click.Option(["--max-tokens"], type=int, default=None,
+                 help="Token limit of each model reply (sent as max_completion_tokens to "
+                      "reasoning models; default: the benchmark's)."),
+    click.Option(["--seed"], type=int, default=None,
+                 help="Sampling seed sent to the model (default: the benchmark's)."),
+    click.Option(["--reasoning-effort"], default=None,
+                 help="Reasoning effort (e.g. low, medium, high) for models that take one."),
+]
+MODEL_ARG_NAMES = {p.name for p in MODEL_ARG_OPTIONS}
+GENERIC.append(click.Option(
+    ["-M", "--model-arg", "model_arg"], multiple=True, metavar="KEY=VALUE",
+    help="A model argument, VALUE read as JSON (else text), repeatable: -M top_p=0.9 "
+         "-M extra_body='{\"x\": 1}'. Replaces the benchmark's value on every model call; "
+         "stored in run.json and in the cache key."))
 GENERIC_NAMES = {p.name for p in GENERIC}
 
 
@@ -96,12 +117,32 @@ def benchmark_params(cls: type) -> list[click.Option]:
     return params
 
 
+def model_args(generic: dict[str, Any]) -> dict[str, Any]:
+    """The model arguments given on the command line: -M pairs, then the named flags (a named
+    flag and an -M of the same name is a one-line error)."""
+    from toolscore.models.modelargs import ALIASES, parse_pairs
+
+    args = parse_pairs(generic.get("model_arg") or ())
+    for name in sorted(MODEL_ARG_NAMES):
+        value = generic.get(name)
+        if value is None:
+            continue
+        if name in args or any(ALIASES.get(k) == name for k in args):
+            raise ValueError(f"--{name.replace('_', '-')} and -M {name}: given twice")
+        args[name] = value
+    return args
+
+
 def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
     from toolscore.runs.api import evaluate, resume
 
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
     with UserErrors():
+        args = model_args(generic)
+        if generic["resume"] is not None and args:
+            raise ValueError("model arguments come from the run's run.json on --resume; "
+                             "start a new run to change them")
         if generic["resume"] is not None:
             run = resume(generic["resume"], max_concurrency=generic["max_concurrency"],
                          cache=None if generic["no_cache"] else generic["cache"],
@@ -112,7 +153,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
                            limit=generic["limit"], max_concurrency=generic["max_concurrency"],
                            cache=cache, base_url=generic["base_url"],
                            timeout=generic["timeout"], download=generic["download"],
-                           progress=progress_wanted(json_out), **options)
+                           progress=progress_wanted(json_out), model_args=args, **options)
     print_run(run.to_dict(), json_out)
     errored = sum(r.get("status") != "ok" for r in run.records)
     if errored:
@@ -157,15 +198,17 @@ class RunGroup(click.Group):
                                  short_help=f"(cannot be loaded: {message})")
         params = benchmark_params(cls)
         own = {p.name for p in params}
+        model_flags = [p for p in MODEL_ARG_OPTIONS if p.name not in own]
 
         def callback(**kwargs: Any) -> None:
-            generic = {k: v for k, v in kwargs.items() if k in GENERIC_NAMES}
+            generic = {k: v for k, v in kwargs.items()
+                       if k in GENERIC_NAMES or (k in MODEL_ARG_NAMES and k not in own)}
             options = {k: (list(v) if isinstance(v, tuple) else v)
                        for k, v in kwargs.items() if k in own}
             _run(name, generic, options)
 
         doc = (cls.description or cls.__doc__ or "").strip().splitlines()[0:1]
-        return click.Command(name, params=[*GENERIC, *params], callback=callback,
+        return click.Command(name, params=[*GENERIC, *model_flags, *params], callback=callback,
                              help=f"Run {name}: {doc[0] if doc else ''}",
                              short_help=doc[0] if doc else "")
 

@@ -89,10 +89,29 @@ def to_anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
     return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
 
 
+def check_config(config: GenerateConfig) -> None:
+    """Refuse, in one line, a setting this provider cannot honour.
+
+    ``reasoning_effort`` would map to extended thinking, but a thinking model's tool calls must
+    be answered with its thinking blocks sent back, which the chat-shaped transcript does not
+    keep: every second turn of a tool-using conversation would fail. So it is refused rather
+    than mapped; a thinking budget is not silently ignored either.
+    """
+    if config.reasoning_effort is not None:
+        raise ValueError(f"anthropic/ models take no reasoning_effort "
+                         f"({config.reasoning_effort!r}): extended thinking needs its thinking "
+                         "blocks sent back with tool results, which toolscore's transcript "
+                         "does not keep")
+
+
 def build_request(
     model: str, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
 ) -> dict[str, Any]:
-    """The keyword arguments of ``messages.create`` (no seed: the API has none)."""
+    """The keyword arguments of ``messages.create``. Mapped: ``max_tokens`` (required by the
+    API, so :data:`DEFAULT_MAX_TOKENS` when open), ``temperature``, ``top_p`` and every extra
+    model argument as a keyword (``extra_body`` too, which the SDK merges into the body); not
+    sent: ``seed`` (the API has none); refused: ``reasoning_effort`` (:func:`check_config`)."""
+    check_config(config)
     system, msgs = to_anthropic_messages(messages)
     req: dict[str, Any] = {"model": model, "messages": msgs,
                            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
@@ -104,6 +123,7 @@ def build_request(
         req["tool_choice"] = tool_choice_param(config.tool_choice)
     if config.top_p is not None:
         req["top_p"] = config.top_p
+    req.update(config.extra)
     return req
 
 
@@ -206,6 +226,9 @@ class AnthropicModel:
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "anthropic", "model": self.model,
                 "base_url": (self.base_url or "").rstrip("/")}
+
+    def check_config(self, config: GenerateConfig) -> None:
+        check_config(config)
 
     def _make_client(self) -> Any:
         import anthropic

@@ -8,7 +8,9 @@ from typing import Any
 
 from toolscore.models.cache import ResponseCache
 from toolscore.models.client import ModelClient
+from toolscore.models.modelargs import ArgsClient, ModelArgs
 from toolscore.models.providers import get_model
+from toolscore.types import GenerateConfig
 
 DEFAULT = "default"
 
@@ -34,10 +36,27 @@ def open_cache(spec: str | Path | None) -> ResponseCache | None:
 
 def make_client(model: str, *, role: str = "assistant", base_url: str | None = None,
                 cache: str | Path | ResponseCache | None = DEFAULT, timeout: float = 120.0,
-                max_concurrency: int = 8, **model_options: Any) -> ModelClient:
-    """A client for ``model`` (``provider/model``) playing ``role``."""
+                max_concurrency: int = 8,
+                model_args: ModelArgs | dict[str, Any] | None = None,
+                **model_options: Any) -> ModelClient:
+    """A client for ``model`` (``provider/model``) playing ``role``.
+
+    ``model_args`` (see :mod:`toolscore.models.modelargs`) replace the benchmark's generation
+    settings on every call of this client. A provider that cannot honour one says so here, in
+    one line (its ``check_config``), before the first call, rather than failing every sample.
+    """
+    args = model_args if isinstance(model_args, ModelArgs) else ModelArgs.from_dict(model_args)
     if base_url:
         model_options["base_url"] = base_url
+    built = get_model(model, **model_options)
+    check = getattr(built, "check_config", None)
+    if args and callable(check):
+        check(args.apply(GenerateConfig()))
     opened = cache if isinstance(cache, ResponseCache) or cache is None else open_cache(cache)
-    return ModelClient(get_model(model, **model_options), cache=opened, timeout=timeout,
-                       max_concurrency=max_concurrency, role=role)
+    if not args:
+        return ModelClient(built, cache=opened, timeout=timeout,
+                           max_concurrency=max_concurrency, role=role)
+    client = ArgsClient(built, cache=opened, timeout=timeout, max_concurrency=max_concurrency,
+                        role=role)
+    client.model_args = args
+    return client

@@ -15,6 +15,7 @@ import asyncio
 import functools
 import inspect
 import json
+import logging
 import os
 import sys
 from typing import Any
@@ -22,7 +23,16 @@ from typing import Any
 from toolscore.models.base import ContextLengthExceeded, InfraError, classify_sdk_error, redact
 from toolscore.models.cache import ToolsMemo
 from toolscore.models.loopbound import PerLoop
+from toolscore.models.openai_params import (  # noqa: F401  (request_settings: public name)
+    Family,
+    model_family,
+    request_settings,
+    settings_and_drops,
+    tool_choice_param,
+)
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage, clean_text
+
+log = logging.getLogger(__name__)
 
 
 def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -38,41 +48,21 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def tool_choice_param(choice: str) -> str | dict[str, Any]:
-    if choice in ("auto", "required", "none"):
-        return choice
-    return {"type": "function", "function": {"name": choice}}
-
-
-def request_settings(config: GenerateConfig, has_tools: bool,
-                     max_tokens_param: str = "max_tokens") -> dict[str, Any]:
-    """The generation settings of a request."""
-    out: dict[str, Any] = {}
-    if has_tools:
-        out["tool_choice"] = tool_choice_param(config.tool_choice)
-    out["temperature"] = config.temperature
-    if config.max_tokens is not None:
-        out[max_tokens_param] = config.max_tokens
-    if config.seed is not None:
-        out["seed"] = config.seed
-    if config.top_p is not None:
-        out["top_p"] = config.top_p
-    return out
-
-
 def build_request(
     model: str,
     messages: list[Message],
     tools: list[ToolSpec],
     config: GenerateConfig,
     *,
-    max_tokens_param: str = "max_tokens",
+    max_tokens_param: str | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of ``chat.completions.create``."""
+    """The keyword arguments of ``chat.completions.create``; the settings are mapped for the
+    model's family (:mod:`toolscore.models.openai_params`) unless ``max_tokens_param`` names
+    the token-limit parameter."""
     req: dict[str, Any] = {"model": model, "messages": to_openai_messages(messages)}
     if tools:
         req["tools"] = [t.to_openai() for t in tools]
-    req.update(request_settings(config, bool(tools), max_tokens_param))
+    req.update(settings_and_drops(config, bool(tools), model_family(model), max_tokens_param)[0])
     return req
 
 
@@ -92,15 +82,15 @@ def request_body(
     tools: list[ToolSpec],
     config: GenerateConfig,
     *,
-    max_tokens_param: str = "max_tokens",
+    max_tokens_param: str | None = None,
 ) -> bytes:
     """:func:`build_request` as the JSON body of the HTTP request, without its cost per call.
 
     The tool schemas are three quarters of a ToolTalk request and the same on every call, so
     their JSON comes from :data:`openai_tools_json` and is spliced in as the last member.
     """
-    head = _dumps({"model": model, "messages": to_openai_messages(messages),
-                   **request_settings(config, bool(tools), max_tokens_param)})
+    settings = settings_and_drops(config, bool(tools), model_family(model), max_tokens_param)[0]
+    head = _dumps({"model": model, "messages": to_openai_messages(messages), **settings})
     if not tools:
         return head.encode("utf-8")
     return b"".join((head[:-1].encode("utf-8"), b',"tools":', openai_tools_json(tools), b"}"))
@@ -258,7 +248,7 @@ class OpenAIModel:
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
-        max_tokens_param: str = "max_tokens",
+        max_tokens_param: str | None = None,
     ):
         try:
             import openai  # noqa: F401
@@ -279,7 +269,9 @@ class OpenAIModel:
             key = "no-key"
         self._api_key = key
         self.timeout = timeout
-        self.max_tokens_param = max_tokens_param
+        self.max_tokens_param = max_tokens_param  # None: as the model's family takes it
+        self.family: Family = model_family(model)
+        self._dropped_said: set[str] = set()
         self._post_takes_content: bool | None = None
         # The SDK's HTTP client is bound to the event loop it first ran on.
         self._clients: PerLoop[Any] = PerLoop(self._make_client, lambda c: c.close())
@@ -315,9 +307,19 @@ class OpenAIModel:
         """Close the SDK client of the running loop (also done when the loop shuts down)."""
         await self._clients.aclose()
 
+    def _say_dropped(self, config: GenerateConfig, has_tools: bool) -> None:
+        """Log, once per parameter, what this model's family made us leave out of requests."""
+        dropped = settings_and_drops(config, has_tools, self.family, self.max_tokens_param)[1]
+        for key in sorted(set(dropped) - self._dropped_said):
+            self._dropped_said.add(key)
+            log.warning("%s: %s=%r not sent (%s models take only their default)", self.name,
+                        key, dropped[key], self.family.name)
+
     async def generate(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> Reply:
+        if self.family.drops:
+            self._say_dropped(config, bool(tools))
         try:
             client = await self._clients.get()
             # ``post`` with ``cast_to=object`` is ``chat.completions.create`` without its

@@ -39,6 +39,10 @@ class RunConfig:
     benchmark_config: dict[str, Any] = field(default_factory=dict)
     data: str | None = None
     model_identity: dict[str, Any] = field(default_factory=dict)
+    # Run-level model arguments (temperature, max_tokens, seed, top_p, reasoning_effort and
+    # provider parameters), flat; they replace the benchmark's value on every call of the
+    # model (toolscore.models.modelargs). Empty: the benchmark's settings as they are.
+    model_args: dict[str, Any] = field(default_factory=dict)
     base_url: str | None = None
     epochs: int = 1
     limit: int | None = None

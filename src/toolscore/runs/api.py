@@ -111,11 +111,19 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                          cache: str | Path | None = "default", base_url: str | None = None,
                          timeout: float = 120.0, progress: bool = False, download: bool = True,
                          on_record: Callable[[dict[str, Any]], None] | None = None,
-                         default_model: str | None = None, **options: Any) -> Run:
+                         default_model: str | None = None,
+                         model_args: dict[str, Any] | None = None, **options: Any) -> Run:
     """Run ``benchmark`` (a registered name or a Benchmark object) with ``model`` into a new
     run directory ``out`` (default ``runs/<benchmark>-<model>-<time>``); ``options`` are the
     benchmark's own (see ``toolscore run NAME --help``). ``model`` may be None for a
-    benchmark that calls no model; ``default_model`` is used when it does and none is given."""
+    benchmark that calls no model; ``default_model`` is used when it does and none is given.
+
+    ``model_args`` (e.g. ``{"temperature": 1.0, "reasoning_effort": "low", "top_p": 0.9}``)
+    replace the benchmark's generation settings on every call of the model; unset ones leave
+    the benchmark's (:mod:`toolscore.models.modelargs`). They are stored in run.json."""
+    from toolscore.models.modelargs import ModelArgs
+
+    args = ModelArgs.from_dict(model_args, "model argument").to_dict()
     bench = _benchmark(benchmark, data, download, options)
     if model is None:
         if bench.uses_model() and default_model is None:
@@ -129,7 +137,8 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
     data_dir = bench.config().get("data_dir") if isinstance(benchmark, str) else None
     return await _execute(bench, store, model, base_url, epochs, limit, max_concurrency, cache,
                           timeout, progress, on_record, new=True, options=stored,
-                          data=data_dir if data_dir is not None else _str(data))
+                          data=data_dir if data_dir is not None else _str(data),
+                          model_args=args)
 
 
 def _str(value: str | Path | None) -> str | None:
@@ -150,7 +159,18 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
                           config.limit, max_concurrency or config.max_concurrency,
                           cache if cache is not None else (config.cache or None),
                           timeout or config.timeout, progress, on_record, new=False,
-                          options=config.options, data=config.data)
+                          options=config.options, data=config.data,
+                          model_args=stored_model_args(config, store.path))
+
+
+def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
+    """The model arguments a run.json holds, validated (one line naming the file if bad)."""
+    from toolscore.models.modelargs import ModelArgs
+
+    try:
+        return ModelArgs.from_dict(config.model_args, "model argument").to_dict()
+    except ValueError as e:
+        raise RunStoreError(f"{path / 'run.json'}: field 'model_args': {e}") from None
 
 
 def rebuild_benchmark(config: RunConfig, **overrides: Any) -> Benchmark:
@@ -172,7 +192,7 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
                    epochs: int, limit: int | None, max_concurrency: int,
                    cache: str | Path | None, timeout: float, progress: bool,
                    on_record: Any, *, new: bool, options: dict[str, Any],
-                   data: str | None) -> Run:
+                   data: str | None, model_args: dict[str, Any] | None = None) -> Run:
     from toolscore.models.factory import cache_path, make_client
 
     cap = bench.max_concurrency()
@@ -183,13 +203,14 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
                            timeout=timeout, max_concurrency=concurrency))
     client = None if model == NO_MODEL else make_client(
         model, role="assistant", base_url=base_url, cache=cache_file, timeout=timeout,
-        max_concurrency=concurrency)
+        max_concurrency=concurrency, model_args=model_args)
     run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
                              progress=progress)
     if new:
         identity = client.model.cache_identity() if client is not None else {}
         config = new_run_config(bench, model, identity, run_options, options=options,
                                 data=data, base_url=base_url, timeout=timeout,
+                                model_args=dict(model_args or {}),
                                 cache=None if cache_file is None else str(cache_file))
         store.write_config(config)
     else:
