@@ -50,7 +50,7 @@ def test_judge_a_demo_run_then_again_from_cache(demo_run: Path, tmp_path: Path) 
     seen: list[dict[str, Any]] = []
     with FakeOpenAIServer(responder(seen)) as srv:
         args = ("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
-                "--votes", "3", "--json")
+                "--votes", "3", "--mode", "stable", "--json")
         first = cli(*args, cwd=tmp_path)
         assert first.returncode == 0, first.stderr[-2000:]
         asked = len(seen)
@@ -58,7 +58,7 @@ def test_judge_a_demo_run_then_again_from_cache(demo_run: Path, tmp_path: Path) 
         assert again.returncode == 0, again.stderr[-2000:]
         assert len(seen) == asked > 0  # finished judgements are kept: nothing asked again
         shown = cli("judge", str(demo_run), "--model", "openai/fake", "--base-url",
-                    srv.base_url, "--votes", "3", cwd=tmp_path)
+                    srv.base_url, "--votes", "3", "--mode", "stable", cwd=tmp_path)
     doc = json.loads(first.stdout)
     out = demo_run / "judgements" / "tooleval-pass"
     assert Path(doc["run_dir"]) == out and (out / "run.json").is_file()
@@ -103,7 +103,8 @@ def test_judge_config_names_the_judgements(demo_run: Path, tmp_path: Path) -> No
         (tmp_path / "j.yaml").write_text(f"name: strict-pass\nkind: tooleval-pass\nmodel: "
                                          f"openai/fake\nbase_url: {srv.base_url}\nvotes: 1\n"
                                          "template: Grade strictly.\n")
-        done = cli("judge", str(demo_run), "--judge-config", "j.yaml", "--json", cwd=tmp_path)
+        done = cli("judge", str(demo_run), "--judge-config", "j.yaml", "--mode", "stable",
+                   "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     doc = json.loads(done.stdout)
     assert Path(doc["run_dir"]) == demo_run / "judgements" / "strict-pass"
