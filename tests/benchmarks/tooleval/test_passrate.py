@@ -22,8 +22,8 @@ from toolscore.benchmarks.tooleval.passrate import (
     coin,
     decide,
     judge_once,
-    pass_rate,
     majority_pass,
+    pass_rate,
     summarize,
 )
 from toolscore.judges.llm import make_judge
