@@ -213,7 +213,7 @@ def test_reference_run_end_to_end(tmp_path: Path, scripted: Any, sample_of: Any,
     m = run.metrics
     by = {r["output"]["query_id"]: r["scores"] for r in run.records}
     assert set(by) == set("123457")  # 6 is outside the test ids
-    assert [by[q]["passed"] for q in "123457"] == [True, False, True, False, None, False]
+    assert [by[q]["passed"] for q in "123457"] == [True, False, True, None, None, False]
     assert [by[q]["answered"] for q in "123457"] == [True, True, True, False, True, True]
     overall = m["overall"]
     # 4 has no answer (not counted), 5 is a judge error (left out, counted)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolscore.benchmarks.base import Benchmark, Column, Sample, option
+from toolscore.benchmarks.base import Benchmark, Column, IntervalMetric, Sample, option
 from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import Sample as Answered
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError, keep_test_ids, load_answers
@@ -239,6 +239,17 @@ class ToolEvalBenchmark(Benchmark):
         return rows
 
     @classmethod
+    def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
+        return "passed"
+
+    @classmethod
+    def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
+        """The pass rate as published (the mean of ``passed`` over the queries it counts) and
+        the mean stable score per query."""
+        return [IntervalMetric("pass rate", "passed", key="pass_rate"),
+                IntervalMetric("stable score", "stable")]
+
+    @classmethod
     def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
         overall = metrics.get("overall")
         if not isinstance(overall, dict):
@@ -279,7 +290,8 @@ class ToolEvalBenchmark(Benchmark):
         output = record.get("output") if isinstance(record.get("output"), dict) else {}
         scores = record.get("scores") or {}
         passed = scores.get("passed")
-        summary = "" if not scores else "judge error" if passed is None else \
+        summary = "" if not scores else "no answer (not counted)" if scores.get(
+            "answered") is False and passed is None else "judge error" if passed is None else \
             ("pass" if passed else "fail") + f" ({', '.join(scores.get('votes') or [])})"
         answer = output.get("answer")
         messages = [{"role": "user", "content": output.get("query", "")},

@@ -78,17 +78,20 @@ def procedure(output: dict[str, Any]) -> str:
 def score_output(output: dict[str, Any], strict: bool, seed: int,
                  mode: str = "reference") -> dict[str, Any]:
     """Per-sample scores: ``votes``, each judgement's outcome (pass | fail | unsure | error),
-    and ``why``, its reason; ``passed`` under ``mode``'s rule (None for a judge error: in the
-    reference mode any judge error, in the stable mode every judgement an error), ``label``
+    and ``why``, its reason; ``passed`` under ``mode``'s rule (None when not counted: in the
+    reference mode a query with no answer or any judge error, in the stable mode one whose
+    every judgement is an error), ``label``
     (majority, tie = coin: what the win rate reads), ``answered`` and the ``stable`` score
     (mean of 1 / 0.5 / 0)."""
     js = judgements(output, strict)
     outcomes = [j.outcome for j in js]
     scored = [SCORE[o] for o in outcomes if o != ERROR]
     passed, label = query_pass(outcomes, seed, coin_key(output), mode)
+    answered = not any(j.why == NO_ANSWER for j in js)
+    if mode == "reference" and not answered:
+        passed = None  # not counted: the reference only judges queries in its answer file
     return {"votes": outcomes, "why": [j.why for j in js], "passed": passed, "label": label,
-            "answered": not any(j.why == NO_ANSWER for j in js),
-            "stable": sum(scored) / len(scored) if scored else None}
+            "answered": answered, "stable": sum(scored) / len(scored) if scored else None}
 
 
 def query_result(record: dict[str, Any], strict: bool) -> QueryResult:

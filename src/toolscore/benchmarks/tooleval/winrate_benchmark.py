@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolscore.benchmarks.base import Benchmark, Column, Sample, option
+from toolscore.benchmarks.base import Benchmark, Column, IntervalMetric, Sample, option
 from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError
 from toolscore.benchmarks.tooleval.judge import JUDGE_SEED, MAX_TOKENS, load_config, sample_judge
@@ -243,6 +243,19 @@ class ToolEvalWinRateBenchmark(Benchmark):
         groups = {**(metrics.get("subsets") or {}), "overall": metrics["overall"]}
         return {k: {**m, "first_shown_pick_rate": (m.get("position_bias") or {}).get(
             "first_shown_pick_rate")} for k, m in groups.items()}
+
+    @classmethod
+    def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
+        return None  # a comparison has no pass/fail of its own
+
+    @classmethod
+    def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
+        """The win rate as the run's mode publishes it: the mean of ``win`` (reference: ties
+        count nothing) or of ``points`` (stable: ties count half) over judged queries."""
+        stable = any((r.get("output") or {}).get("procedure") == "stable" or (
+            isinstance(r.get("output"), dict) and "procedure" not in r["output"])
+            for r in records if r.get("status") == "ok")
+        return [IntervalMetric("win rate", "points" if stable else "win", key="win_rate")]
 
     @classmethod
     def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
