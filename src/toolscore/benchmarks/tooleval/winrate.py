@@ -2,15 +2,17 @@
 
 This module holds the *stable* procedure (toolscore's) and the summary both modes share; the
 reference code's procedure (rounds, status tiers, shuffled order) is
-:mod:`.winrate_reference`. Stable, per query: if exactly one of the two passed (pass-rate
-labels), it wins without a judge call. Otherwise the answers' solved status is judged first
-(one Solved, the other not: Solved wins);
-then the preference prompt is asked in *both* orders (candidate shown first, then reference
-shown first), each by a majority of ``votes``. The reference code meant to do this but its swap
-never runs; here both orders always run, a disagreement between them is a tie, and the share
-of picks that went to whichever answer was shown first is reported as the position bias.
-Win rate = (wins + ties / 2) / judged queries; judge errors leave the denominator, counted.
-In the reference mode win rate = wins / judged queries, ties reported beside it (tie rate).
+:mod:`.winrate_reference`.
+
+Stable, per query: if exactly one of the two passed (pass-rate labels), it wins without a
+judge call. Otherwise the answers' solved status is judged first (one Solved, the other not:
+Solved wins); then the preference prompt is asked in *both* orders (candidate shown first, then
+reference shown first), each by a majority of ``votes``. The reference code meant to do this
+but its swap never runs; here both orders always run, a disagreement between them is a tie,
+and the share of picks that went to whichever answer was shown first is reported as the
+position bias. Win rate = (wins + ties / 2) / judged queries; judge errors leave the
+denominator, counted. In the reference mode win rate = wins / judged queries, ties reported
+beside it (tie rate).
 """
 
 from __future__ import annotations
