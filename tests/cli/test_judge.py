@@ -50,7 +50,7 @@ def test_judge_a_demo_run_then_again_from_cache(demo_run: Path, tmp_path: Path) 
     seen: list[dict[str, Any]] = []
     with FakeOpenAIServer(responder(seen)) as srv:
         args = ("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
-                "--votes", "3", "--json")
+                "--votes", "3", "--mode", "stable", "--json")
         first = cli(*args, cwd=tmp_path)
         assert first.returncode == 0, first.stderr[-2000:]
         asked = len(seen)
@@ -58,7 +58,7 @@ def test_judge_a_demo_run_then_again_from_cache(demo_run: Path, tmp_path: Path) 
         assert again.returncode == 0, again.stderr[-2000:]
         assert len(seen) == asked > 0  # finished judgements are kept: nothing asked again
         shown = cli("judge", str(demo_run), "--model", "openai/fake", "--base-url",
-                    srv.base_url, "--votes", "3", cwd=tmp_path)
+                    srv.base_url, "--votes", "3", "--mode", "stable", cwd=tmp_path)
     doc = json.loads(first.stdout)
     out = demo_run / "judgements" / "tooleval-pass"
     assert Path(doc["run_dir"]) == out and (out / "run.json").is_file()
@@ -103,10 +103,39 @@ def test_judge_config_names_the_judgements(demo_run: Path, tmp_path: Path) -> No
         (tmp_path / "j.yaml").write_text(f"name: strict-pass\nkind: tooleval-pass\nmodel: "
                                          f"openai/fake\nbase_url: {srv.base_url}\nvotes: 1\n"
                                          "template: Grade strictly.\n")
-        done = cli("judge", str(demo_run), "--judge-config", "j.yaml", "--json", cwd=tmp_path)
+        done = cli("judge", str(demo_run), "--judge-config", "j.yaml", "--mode", "stable",
+                   "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     doc = json.loads(done.stdout)
     assert Path(doc["run_dir"]) == demo_run / "judgements" / "strict-pass"
     assert doc["metrics"]["judge"].startswith("strict-pass (tooleval-pass, openai/fake")
     assert doc["metrics"]["votes"] == 1 and len(seen) > 0
     assert {r["messages"][0]["content"] for r in seen} == {"Grade strictly."}
+
+
+def test_judge_a_demo_run_in_the_reference_mode(demo_run: Path, tmp_path: Path) -> None:
+    """The default mode asks by function calls at temperature 0.2, shown the raw Finish
+    arguments: the same 5 of 6 pass as with the stable prompts above."""
+    from toolscore.types import ToolCall
+
+    seen: list[dict[str, Any]] = []
+
+    def respond(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request)
+        function = request["tools"][0]["function"]["name"]
+        shown = request["messages"][1]["content"]
+        args = ({"task_status": "Solvable"} if function == "check_task_solvable" else
+                {"answer_status": "Unsolved" if "Deleted" in shown else "Solved"})
+        call = ToolCall("c", function, json.dumps({"reason": "r", **args}))
+        return reply_to_completion(Message(role="assistant", tool_calls=[call]))
+
+    with FakeOpenAIServer(respond) as srv:
+        done = cli("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
+                   "--votes", "2", "--name", "ref", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    metrics = json.loads(done.stdout)["metrics"]
+    assert metrics["mode"] == "reference" and metrics["overall"]["pass_rate"] == pytest.approx(
+        5 / 6)
+    assert {r["temperature"] for r in seen} == {0.2}
+    first = next(r for r in seen if r["tools"][0]["function"]["name"] == "check_answer_status")
+    assert '"return_type": "give_answer"' in first["messages"][1]["content"]

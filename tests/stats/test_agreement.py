@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from toolscore.stats import bootstrap_ci, cohen_kappa, icc3, icc3k, pearson_r
+from toolscore.stats.agreement import pearson_repeated
 
 sps = pytest.importorskip("scipy.stats")
 
@@ -36,6 +37,24 @@ def test_pearson_degenerate() -> None:
     assert math.isnan(pearson_r([1], [2]))
     with pytest.raises(ValueError, match="differ in length"):
         pearson_r([1, 2], [1, 2, 3])
+
+
+def test_pearson_repeated_pairs_every_trial_with_the_reference() -> None:
+    trials = [[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]]  # two trials x three targets
+    reference = [1.0, 0.0, 1.0]
+    # x = (1, 0, 1, 0, 0, 1), y = (1, 0, 1, 1, 0, 1): dx = x - 1/2, dy = y - 2/3;
+    # sum dx dy = 1, sum dx^2 = 3/2, sum dy^2 = 4/3, so r = 1 / sqrt(2)
+    assert pearson_repeated(trials, reference) == pytest.approx(1 / math.sqrt(2))
+    # not the Pearson of the trial means (1/2, 0, 1), which is 0.866
+    means = np.mean(trials, axis=0)
+    assert pearson_r(means, reference) == pytest.approx(math.sqrt(3) / 2)
+    # one trial: the same as pearson_r; a missing (nan) score leaves only its own pair out
+    assert pearson_repeated([trials[0]], reference) == pytest.approx(1.0)
+    gappy = [[1.0, 0.0, 1.0], [0.0, float("nan"), 1.0]]
+    x, y = [1.0, 0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0, 1.0]
+    assert pearson_repeated(gappy, reference) == pytest.approx(pearson_r(x, y))
+    with pytest.raises(ValueError, match="trials x 3 targets"):
+        pearson_repeated([[1.0, 2.0]], reference)
 
 
 # -- ICC -------------------------------------------------------------------------------------------

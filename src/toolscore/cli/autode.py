@@ -57,6 +57,15 @@ def _scripts(data_dir: Path | None) -> Any:
     help="Confidence level of the intervals.",
 )
 @click.option("--seed", "seed", type=int, default=0, help="Bootstrap seed.")
+@click.option(
+    "--sample-pearson",
+    "sample_pearson",
+    type=click.Choice(["trials", "means"]),
+    default="trials",
+    show_default=True,
+    help="Sample-level Pearson pairing: trials = every (trial, case) F1 against the "
+    "reference's case F1 repeated per trial (the reference code's); means = trial means.",
+)
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
 def agree(
     runs: list[Path],
@@ -65,6 +74,7 @@ def agree(
     resamples: int,
     confidence: float,
     seed: int,
+    sample_pearson: str,
     json_out: bool,
 ) -> None:
     """Agreement of one evaluation method with another (AutoDE): system-level Pearson r and
@@ -79,6 +89,7 @@ def agree(
             n_resamples=resamples,
             confidence=confidence,
             seed=seed,
+            sample_pearson=sample_pearson,  # type: ignore[arg-type]
         )
     except USER_ERRORS as e:
         fail(str(e))
@@ -98,7 +109,11 @@ def agree(
         f"{confidence:.0%} bootstrap CI): Pearson r {s['pearson']:.4f}"
         f"{ci(s, 'pearson')} · ICC3 {s['icc3']:.4f}{ci(s, 'icc3')}"
     )
-    table = Table(title="sample level (per-case F1)", title_justify="left")
+    table = Table(
+        title="sample level: ICC3 over per-case F1 (trial means); Pearson r over "
+        + result["sample_pearson_pairing"],
+        title_justify="left",
+    )
     for col in ("run", "against", "Pearson r", "ICC3"):
         table.add_column(col)
     for row in result["sample"]:

@@ -30,15 +30,20 @@ from toolscore.cli.common import UserErrors, emit_json, progress_wanted, stdout
 @click.option("--name", "name", default=None,
               help="Folder under RUN_DIR/judgements/ (default: the judge config's name, else "
                    "the judge's).")
+@click.option("--mode", "mode", type=click.Choice(["reference", "stable"]),
+              default="reference", show_default=True,
+              help="reference: asked and aggregated as ToolEval's code; stable: toolscore's "
+                   "procedure (JSON verdicts, StableToolBench score).")
 @click.option("--votes", "votes", type=int, default=4, show_default=True,
               help="Judgements per sample.")
 @click.option("--seed", "seed", type=int, default=0, show_default=True,
-              help="Seed of the reference rule's coin flips.")
+              help="Seed of the coin flips (unsure votes, tied labels).")
 @click.option("--strict", "strict", is_flag=True,
               help="A give-up answer fails (the reference lets it pass when the judge calls "
                    "the task unsolvable).")
-@click.option("--temperature", "temperature", type=float, default=0.7, show_default=True,
-              help="Judge sampling temperature.")
+@click.option("--temperature", "temperature", type=float, default=None,
+              help="Judge sampling temperature (default 0.2 in the reference mode, 0.7 in "
+                   "the stable mode).")
 @click.option("--max-concurrency", "max_concurrency", type=int, default=8, show_default=True,
               help="Samples judged at once.")
 @click.option("--timeout", "timeout", type=float, default=120.0, show_default=True,

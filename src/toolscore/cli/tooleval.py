@@ -40,8 +40,10 @@ def _print(doc: dict[str, Any], json_out: bool, columns: list[tuple[str, Any]]) 
     console.print(table)
     for name, rule in (doc.get("rules") or {}).items():
         console.print(f"{name}: {rule}", highlight=False)
-    if "seed" in doc:
-        console.print(f"mode: {doc['mode']}, seed {doc['seed']}", highlight=False)
+    console.print(f"mode: {doc.get('mode')}" + (f", seed {doc['seed']}" if "seed" in doc
+                                                 else ""), highlight=False)
+    if doc.get("prompts"):
+        console.print(f"prompts: {doc['prompts']}", highlight=False)
     usage = doc.get("usage") or {}
     console.print(
         f"judge tokens: {usage.get('input_tokens', 0)} in, "
@@ -69,15 +71,23 @@ def _judge_options(f: Any) -> Any:
                      help="Judge model, provider/model (e.g. openai/gpt-4o-mini)."),
         click.option("--base-url", "base_url", default=None,
                      help="OpenAI-compatible endpoint of the judge."),
+        click.option("--mode", "mode", type=click.Choice(["reference", "stable"]),
+                     default="reference", show_default=True,
+                     help="reference: as ToolEval's code (function-calling verdicts, its "
+                          "aggregation); stable: toolscore's procedure (JSON verdicts, "
+                          "StableToolBench score; win rate in both orders, ties half)."),
         click.option("--votes", "votes", type=int, default=4,
-                     help="Judgements per query (odd counts avoid ties)."),
+                     help="Pass-rate judgements per query (the reference's default 4)."),
         click.option("--judge-config", "judge_config", type=click.Path(path_type=Path),
                      default=None,
                      help="Judge configuration file (JSON/YAML: name, kind, model, base_url, "
                           "template, temperature, votes); its settings replace --judge, "
                           "--base-url, --temperature, --votes."),
         click.option("--seed", "seed", type=int, default=0,
-                     help="Seed of the reference rule's coin flips."),
+                     help="Seed of the coin flips (unsure votes, ties, order)."),
+        click.option("--test-ids", "test_ids", type=click.Path(path_type=Path), default=None,
+                     help="ToolBench test-id files (a folder of <subset>.json): only queries "
+                          "in both the answers and the list, as the reference."),
         click.option("--strict", "strict", is_flag=True,
                      help="A give-up answer fails (the reference lets it pass when the judge "
                           "calls the task unsolvable)."),
@@ -85,8 +95,9 @@ def _judge_options(f: Any) -> Any:
                      help="Only these subsets (repeatable), e.g. G1_tool."),
         click.option("--limit", "limit", type=int, default=None,
                      help="Only the first N queries of each subset."),
-        click.option("--temperature", "temperature", type=float, default=0.7,
-                     help="Judge sampling temperature (votes need variety)."),
+        click.option("--temperature", "temperature", type=float, default=None,
+                     help="Judge sampling temperature (default 0.2 in the reference mode, "
+                          "0.7 in the stable mode)."),
         click.option("--max-concurrency", "max_concurrency", type=int, default=8,
                      help="Queries judged at once."),
         click.option("--timeout", "timeout", type=float, default=120.0,
@@ -106,7 +117,8 @@ def _judge_options(f: Any) -> Any:
 def _settings(kw: dict[str, Any]) -> dict[str, Any]:
     """Keyword arguments of :mod:`toolscore.runs.judging` from the shared options."""
     return {"base_url": kw["base_url"], "judge_config": kw["judge_config"], "out": kw["out"],
-            "votes": kw["votes"], "seed": kw["seed"], "strict": kw["strict"],
+            "mode": kw["mode"], "votes": kw["votes"], "seed": kw["seed"],
+            "strict": kw["strict"], "test_ids": kw["test_ids"],
             "subset": list(kw["subset"] or ()), "per_subset": kw["limit"],
             "temperature": kw["temperature"], "max_concurrency": kw["max_concurrency"],
             "timeout": kw["timeout"], "cache": None if kw["no_cache"] else "default",
@@ -128,6 +140,7 @@ def passrate(directory: Path, **kw: Any) -> None:
         run = pass_rate(directory, kw["judge"], **_settings(kw))
     _print(_document(run), kw["json_out"], [
         ("queries", lambda r: r["queries"]),
+        ("unanswered", lambda r: r.get("unanswered")),
         ("errors", lambda r: r["errors"]),
         ("pass rate", lambda r: r["pass_rate"]),
         ("stable mean", lambda r: r["stable"]["mean"]),
@@ -139,19 +152,26 @@ def passrate(directory: Path, **kw: Any) -> None:
 @click.argument("candidate", type=click.Path(path_type=Path))
 @click.argument("reference", type=click.Path(path_type=Path))
 @click.option("--pref-votes", "pref_votes", type=int, default=1,
-              help="Votes per order for solved status and preference.")
+              help="Stable mode: votes per order for solved status and preference.")
+@click.option("--rounds", "rounds", type=int, default=2, show_default=True,
+              help="Reference mode: rounds per query (the reference's evaluate_times).")
+@click.option("--use-pass-rate", "use_pass_rate", is_flag=True,
+              help="Reference mode: statuses from the pass-rate labels (the reference's "
+                   "--use_pass_rate), not judged per round.")
 @_judge_options
-def winrate(candidate: Path, reference: Path, pref_votes: int, **kw: Any) -> None:
-    """Win rate of CANDIDATE against REFERENCE (both answer orders judged), as a run.
+def winrate(candidate: Path, reference: Path, pref_votes: int, rounds: int,
+            use_pass_rate: bool, **kw: Any) -> None:
+    """Win rate of CANDIDATE against REFERENCE, as a run (reference mode: rounds, ties
+    apart; stable mode: both answer orders judged, ties half).
 
     Each may be answer files, a toolscore run (its transcripts are judged) or a tooleval run
-    (its stored pass labels are reused, not judged again).
+    (its stored pass labels and verdicts are reused, not judged again).
     """
     from toolscore.runs.judging import win_rate
 
     with UserErrors():
         run = win_rate(candidate, reference, kw["judge"], pref_votes=pref_votes,
-                       **_settings(kw))
+                       rounds=rounds, use_pass_rate=use_pass_rate, **_settings(kw))
     _print(_document(run), kw["json_out"], [
         ("queries", lambda r: r["queries"]),
         ("errors", lambda r: r["errors"]),
@@ -159,6 +179,7 @@ def winrate(candidate: Path, reference: Path, pref_votes: int, **kw: Any) -> Non
         ("ties", lambda r: r["ties"]),
         ("losses", lambda r: r["losses"]),
         ("win rate", lambda r: r["win_rate"]),
+        ("tie rate", lambda r: r.get("tie_rate")),
         ("first-shown picks", lambda r: r["position_bias"]["first_shown_pick_rate"]),
     ])
 

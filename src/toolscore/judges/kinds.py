@@ -1,7 +1,8 @@
 """ToolEval's judge kinds, declared as ``toolscore.judges`` entry points.
 
-Their prompts live with ToolEval (``benchmarks/tooleval/prompts.py``); a kind only says what a
-configured judge of that kind labels, so a configuration file can be checked (an LLM kind
+Their questions live with ToolEval (``benchmarks/tooleval/questions.py``: function calls in
+the reference mode, the JSON prompts of ``prompts.py`` in the stable mode); a kind only says what
+a configured judge of that kind labels, so a configuration file can be checked (an LLM kind
 needs a model) before any model is called.
 """
 

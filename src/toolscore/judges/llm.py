@@ -16,6 +16,13 @@ silently scored. Infrastructure failures (after :class:`ModelClient`'s own retri
 too, flagged ``infra`` so a caller can keep them out of its scores. Repeated votes use distinct
 ``epoch`` values, so a response cache keeps them apart and a re-run from cache reproduces every
 vote exactly.
+
+A template may instead ask for its verdict as a *function call* (``function``): the judge is
+offered one function whose label argument is an enum, and must call it. That is how some
+reference evaluators (ToolEval's) ask, and the way a verdict is asked changes the verdicts a
+model gives, so a method reproducing such an evaluator needs it. A call that is missing or
+holds a value outside the enum is asked for again afresh (the same request, a new attempt),
+as those evaluators retry, and then recorded as an error like an unreadable JSON reply.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from typing import Any
 
 from toolscore.models.base import InfraError
 from toolscore.models.client import ModelClient
-from toolscore.types import GenerateConfig, Message, Usage
+from toolscore.types import GenerateConfig, Message, ToolSpec, Usage
 
 CORRECTION = ("Your reply could not be read. Reply with one JSON object only, exactly of the form "
               '{{"reason": "<one or two sentences>", "{key}": "<one of: {labels}>"}}.')
@@ -48,6 +55,11 @@ class PromptTemplate:
     off) still counts if it spells ``"key": value`` literally. ``correction`` is the re-ask sent
     after an unreadable reply; it may use ``{key}``, ``{labels}`` and ``{error}`` (why the reply
     could not be read).
+
+    With ``function`` set, the verdict is a call of that function (described by
+    ``function_doc``) whose ``key`` argument is an enum of ``labels`` (matched exactly) and
+    whose ``reason`` argument is free text; ``aliases``, ``other_keys``, ``loose`` and
+    ``correction`` do not apply, and an unusable call is retried as a fresh request.
     """
 
     name: str
@@ -59,6 +71,36 @@ class PromptTemplate:
     other_keys: tuple[str, ...] = ()
     loose: bool = False
     correction: str = CORRECTION
+    function: str | None = None
+    function_doc: str = ""
+
+    def function_spec(self) -> ToolSpec:
+        """The one function a function-calling template offers: ``reason`` then the label."""
+        assert self.function is not None
+        return ToolSpec(self.function, self.function_doc, {
+            "type": "object",
+            "properties": {"reason": {"type": "string",
+                                      "description": "Why, in one or two sentences."},
+                           self.key: {"type": "string", "enum": list(self.labels)}},
+            "required": ["reason", self.key]})
+
+    def parse_call(self, calls: Sequence[Any]) -> tuple[tuple[str, str] | str, str]:
+        """``((label, reason) or why not, raw text)`` from the tool calls of a reply."""
+        call = next((c for c in calls if c.name == self.function), None)
+        if call is None:
+            named = ", ".join(c.name for c in calls) or "none"
+            return f"no call of {self.function} (calls: {named})", ""
+        raw = call.arguments or ""
+        try:
+            args = json.loads(raw)
+        except ValueError:
+            return f"arguments of {self.function} are not JSON", raw
+        if not isinstance(args, dict) or self.key not in args:
+            return f"{self.function} was called without {self.key!r}", raw
+        value, reason = args[self.key], args.get("reason", "")
+        if not isinstance(value, str) or value not in self.labels:
+            return f"{self.key}={value!r} is not one of {list(self.labels)}", raw
+        return (value, reason if isinstance(reason, str) else json.dumps(reason)), raw
 
     def render(self, variables: dict[str, Any],
                shots: Sequence[Message] = ()) -> list[Message]:
@@ -208,6 +250,8 @@ class LLMJudge:
             template = replace(template, system=self.system.replace("{", "{{").replace("}", "}}"))
         messages = template.render(variables, shots)
         verdict = Verdict(template.name, None, vote=vote, judge=self.judge_id)
+        if template.function is not None:
+            return await self._judge_call(template, messages, verdict)
         for attempt in range(self.parse_retries + 1):
             # distinct epochs: each vote and each retry is its own cache entry
             seed = None if self.config.seed is None else self.config.seed + vote
@@ -230,6 +274,31 @@ class LLMJudge:
             messages = [*template.render(variables, shots),
                         Message(role="assistant", content=text),
                         Message(role="user", content=template.reask(parsed))]
+        return verdict
+
+    async def _judge_call(self, template: PromptTemplate, messages: list[Message],
+                          verdict: Verdict) -> Verdict:
+        """A function-calling verdict: the same request, afresh, until the call is usable."""
+        tools = [template.function_spec()]
+        vote = verdict.vote
+        for attempt in range(self.parse_retries + 1):
+            seed = None if self.config.seed is None else self.config.seed + vote
+            config = replace(self.config, epoch=vote * 100 + attempt, seed=seed,
+                             tool_choice=str(template.function))
+            try:
+                reply = await self.client.generate(messages, tools, config)
+            except InfraError as e:
+                verdict.error, verdict.infra = f"{INFRA}{e}", True
+                return verdict
+            verdict.usage.add(reply.usage)
+            self.usage.add(reply.usage)
+            parsed, raw = template.parse_call(reply.tool_calls)
+            verdict.raw.append(raw or reply.text or "")
+            if isinstance(parsed, tuple):
+                verdict.label, verdict.reason = parsed
+                verdict.error = None
+                return verdict
+            verdict.error = f"unparseable verdict after {attempt + 1} attempt(s): {parsed}"
         return verdict
 
     async def votes(self, template: PromptTemplate, variables: dict[str, Any], n: int,

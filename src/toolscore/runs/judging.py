@@ -86,8 +86,8 @@ def pass_rate(answers: str | Path, judge: str | None = None, *, base_url: str | 
               **options: Any) -> Run:
     """ToolEval's pass rate of ``answers`` (answer files or a run directory), judged by
     ``judge`` (or the model of ``judge_config``), as a ``tooleval`` run in ``out``.
-    ``options`` are the benchmark's (votes, seed, strict, subset, ...) and the run's (cache,
-    timeout, max_concurrency, progress)."""
+    ``options`` are the benchmark's (mode, votes, seed, strict, subset, test_ids, ...) and the
+    run's (cache, timeout, max_concurrency, progress)."""
     model, url = judge_model(judge, base_url, judge_config, (PASS_JUDGE,))
     if judge_config is not None:
         options["judge_config"] = Path(judge_config)
@@ -134,8 +134,8 @@ def win_rate(candidate: str | Path, reference: str | Path, judge: str | None = N
              out: str | Path | None = None, **options: Any) -> Run:
     """ToolEval's win rate of ``candidate`` against ``reference`` (answer files, runs, or
     tooleval runs whose pass labels are reused) as a ``tooleval-winrate`` run in ``out``.
-    ``options`` are the benchmark's (votes, pref_votes, seed, strict, subset, ...) and the
-    run's (cache, timeout, max_concurrency, progress)."""
+    ``options`` are the benchmark's (mode, rounds, use_pass_rate, votes, pref_votes, seed,
+    strict, subset, ...) and the run's (cache, timeout, max_concurrency, progress)."""
     model, url = judge_model(judge, base_url, judge_config, ("tooleval-pref", PASS_JUDGE))
     if judge_config is not None:
         options["judge_config"] = Path(judge_config)

@@ -38,6 +38,27 @@ def pearson_r(x: ArrayLike, y: ArrayLike) -> float:
     return float(np.clip(np.dot(da, db) / denom, -1.0, 1.0))
 
 
+def pearson_repeated(per_trial: ArrayLike, reference: ArrayLike) -> float:
+    """Pearson's r of every (trial, target) score against the reference's score of that
+    target, the reference repeated for each trial.
+
+    ``per_trial`` is trials x targets (``nan`` where a trial lacks a target), ``reference`` one
+    score per target. This is how AutoDE's reference code computes its sample-level Pearson
+    for runs with several trials; it differs from :func:`pearson_r` over trial means (it keeps
+    the trial-to-trial noise in the method's scores, so it is lower), and equals it for one
+    trial.
+    """
+    x = np.asarray(per_trial, dtype=float)
+    ref = np.asarray(reference, dtype=float).ravel()
+    if x.ndim == 1:
+        x = x[None, :]
+    if x.ndim != 2 or x.shape[1] != ref.size:
+        raise ValueError(f"per_trial must be trials x {ref.size} targets, got shape {x.shape}")
+    tiled = np.broadcast_to(ref, x.shape)
+    keep = ~np.isnan(x)
+    return pearson_r(x[keep], tiled[keep])
+
+
 def _two_way_mean_squares(ratings: ArrayLike) -> tuple[float, float, int, int]:
     """(mean square between targets, residual mean square, n targets, k raters)."""
     x = np.asarray(ratings, dtype=float)

@@ -11,7 +11,9 @@ from support import data
 from support.data import dataset
 
 from toolscore.benchmarks.autode import score_table1, system_agreement, table1_agreement
-from toolscore.benchmarks.autode.rescore import RunMetrics, agreement
+from toolscore.benchmarks.autode.compare import CaseScores, compare, load_case_scores
+from toolscore.benchmarks.autode.data import load_scripts
+from toolscore.benchmarks.autode.rescore import TABLE1_RUNS, RunMetrics, agreement
 
 DATA = data.path("autode")
 
@@ -98,6 +100,61 @@ def test_sample_level_agreement_is_defined(table: dict[str, dict[str, RunMetrics
         assert a.n == 276 and -1 <= a.pearson <= 1 and -1 <= a.icc3 <= 1
     same = table["static"]["gpt35"]
     assert agreement(same.per_case_f1, same.per_case_f1).icc3 == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def static_vs_human() -> tuple[list[CaseScores], list[CaseScores]]:
+    root = dataset("autode")
+    scripts = load_scripts(root)
+
+    def load(method: str, assistant: str) -> CaseScores:
+        return load_case_scores(root / "results" / f"{TABLE1_RUNS[method][assistant]}.jsonl",
+                                scripts)
+
+    static = [load("static", a) for a in TABLE1_RUNS["static"]]
+    return static, [load("human", a) for a in TABLE1_RUNS["static"]]
+
+
+def test_agree_sample_level_pearson_is_the_reference_codes(
+        static_vs_human: tuple[list[CaseScores], list[CaseScores]]) -> None:
+    """``toolscore agree``'s default pairs every (trial, case) F1 with the human F1 repeated
+    per trial, as AutoDE's code does: GPT-3.5 static vs human 0.2092 (over trial means it is
+    0.2636, which that option still gives). System level and sample-level ICC3 are unchanged."""
+    static, human = static_vs_human
+    got = compare(static, human, n_resamples=20)
+    assert got["sample_pearson"] == "trials"
+    rows = {row["assistant"]: row for row in got["sample"]}
+    gpt35 = rows["gpt35"]
+    assert round(gpt35["pearson"], 4) == 0.2092
+    assert (gpt35["n_trials"], gpt35["pearson_pairs"]) == (5, 5 * 276)
+    assert round(gpt35["icc3"], 4) == 0.2113
+    low, high = gpt35["pearson_ci"]
+    assert low < gpt35["pearson"] < high
+    system = got["system"]
+    assert (round(system["pearson"], 4), round(system["icc3"], 4)) == (0.8813, 0.8813)
+    means = compare(static, human, n_resamples=20, sample_pearson="means")
+    by = {row["assistant"]: row for row in means["sample"]}
+    assert round(by["gpt35"]["pearson"], 4) == 0.2636
+    assert by["gpt35"]["pearson_pairs"] == 276
+    for a, row in rows.items():  # ICC3 is over trial means in both; one pairing differs
+        assert row["icc3"] == by[a]["icc3"]
+        assert row["pearson"] != by[a]["pearson"]
+    # with the same per-case means the two agree exactly when there is one trial
+    one = compare(human, human, n_resamples=20)
+    assert all(row["pearson"] == pytest.approx(1.0) for row in one["sample"])
+    with pytest.raises(ValueError, match="sample_pearson"):
+        compare(static, human, sample_pearson="median")  # type: ignore[arg-type]
+
+
+def test_agree_trial_pairing_on_runs_with_missing_epochs() -> None:
+    """A run directory's epochs are its trials; a (trial, case) the run lacks is left out."""
+    method = CaseScores("m", {"a": 0.5, "b": 0.0, "c": 1.0}, trials=[
+        {"a": 1.0, "b": 0.0, "c": 1.0}, {"a": 0.0, "c": 1.0}])
+    reference = CaseScores("h", {"a": 1.0, "b": 0.0, "c": 1.0})
+    row = compare([method], [reference], n_resamples=20)["sample"][0]
+    assert row["pearson_pairs"] == 5
+    assert row["pearson"] == pytest.approx(agreement([1.0, 0.0, 1.0, 0.0, 1.0],
+                                                     [1.0, 0.0, 1.0, 1.0, 1.0]).pearson)
 
 
 def test_behaviour_analyses(table: dict[str, dict[str, RunMetrics]]) -> None:

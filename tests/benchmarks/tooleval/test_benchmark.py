@@ -59,7 +59,7 @@ def varied(request: dict[str, Any]) -> dict[str, Any]:
 
 def run_tooleval(srv: FakeOpenAIServer, out: Path, **options: Any) -> Any:
     options = {"answers": converted(), "subset": SUBSETS, "per_subset": PER_SUBSET,
-               "votes": 4, **options}
+               "votes": 4, "mode": "stable", **options}
     return evaluate("tooleval", "openai/fake", base_url=srv.base_url, out=out, cache=None,
                     **options)
 
@@ -67,7 +67,7 @@ def run_tooleval(srv: FakeOpenAIServer, out: Path, **options: Any) -> Any:
 def old_report(srv: FakeOpenAIServer, **kw: Any) -> dict[str, Any]:
     samples = load_answers(converted(), SUBSETS, PER_SUBSET)
     judge = make_judge("openai/fake", base_url=srv.base_url)
-    return asyncio.run(pass_rate(judge, samples, votes=4, **kw)).report()
+    return asyncio.run(pass_rate(judge, samples, votes=4, mode="stable", **kw)).report()
 
 
 def test_run_gives_the_numbers_of_pass_rate(tmp_path: Path) -> None:
@@ -81,15 +81,15 @@ def test_run_gives_the_numbers_of_pass_rate(tmp_path: Path) -> None:
     # the run exercised what the rules are about: unsure outcomes and a spread over votes
     outcomes = [o for r in run.records for o in r["scores"]["votes"]]
     assert "unsure" in outcomes and got["overall"]["stable"]["std"] > 0
-    assert (got["votes"], got["seed"], got["mode"]) == (4, 3, "reference")
+    assert (got["votes"], got["seed"], got["mode"]) == (4, 3, "stable")
     # the judge's tokens are the judge's, counted per record
     assert {role for r in run.records for role in r["usage_by_role"]} == {"judge"}
     assert got["usage"]["calls"] == sum(r["usage"]["calls"] for r in run.records) > 0
     # strict from the stored verdicts alone: the numbers of a strict pass_rate, no model
     strict = score(run.path, strict=True)
     assert strict.metrics["overall"] == want_strict["overall"]
-    assert strict.metrics["mode"] == "strict"
-    assert json.loads((run.path / "scores.json").read_text())["mode"] == "reference"
+    assert strict.metrics["mode"] == "stable, strict"
+    assert json.loads((run.path / "scores.json").read_text())["mode"] == "stable"
 
 
 def test_rescoring_from_records_is_identical(tmp_path: Path) -> None:
@@ -158,7 +158,7 @@ def test_bad_answers_fail_in_one_line_before_any_judge_call(tmp_path: Path) -> N
 def test_a_record_reads_as_query_answer_and_verdicts(tmp_path: Path) -> None:
     with FakeOpenAIServer(varied) as srv:
         run = run_tooleval(srv, tmp_path / "run", votes=1)
-    bench = make_benchmark("tooleval", answers=converted(), subset=SUBSETS)
+    bench = make_benchmark("tooleval", answers=converted(), subset=SUBSETS, mode="stable")
     record = next(r for r in run.records if r["output"]["finished"])
     view = bench.record_view(record)
     roles = [m["role"] for m in view["messages"]]

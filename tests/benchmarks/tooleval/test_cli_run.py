@@ -55,18 +55,19 @@ def test_run_tooleval_report_score_compare_export(tmp_path: Path) -> None:
     with FakeOpenAIServer(judge(seen)) as srv:
         common = ("--model", "openai/fake", "--base-url", srv.base_url, "--answers",
                   str(answers), "--subset", "G1_tool", "--subset", "G3_instruction",
-                  "--per-subset", "6", "--votes", "2", "--json")
+                  "--per-subset", "6", "--votes", "2", "--mode", "stable", "--json")
         done = toolscore("run", "tooleval", *common, "--out", "a", cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-2000:]
         alias = toolscore("tooleval", "passrate", str(answers), "--judge", "openai/fake",
                           "--base-url", srv.base_url, "--subset", "G1_tool", "--subset",
-                          "G3_instruction", "--limit", "6", "--votes", "2", "--json", "--out",
+                          "G3_instruction", "--limit", "6", "--votes", "2", "--mode", "stable",
+                          "--json", "--out",
                           "b", cwd=tmp_path)
         assert alias.returncode == 0, alias.stderr[-2000:]
     doc = json.loads(done.stdout)
     metrics = doc["metrics"]
     assert doc["config"]["benchmark"] == "tooleval" and doc["config"]["model"] == "openai/fake"
-    assert doc["config"]["benchmark_config"]["mode"] == "reference"
+    assert doc["config"]["benchmark_config"]["mode"] == "stable"
     assert set(metrics["subsets"]) == {"G1_tool", "G3_instruction"}
     assert metrics["overall"]["queries"] == 12 and metrics["overall"]["errors"] == 0
     assert doc["summary"]["tokens_by_role"].keys() == {"judge"}
@@ -85,7 +86,7 @@ def test_run_tooleval_report_score_compare_export(tmp_path: Path) -> None:
     strict = toolscore("score", "a", "-o", "strict=true", "--json", cwd=tmp_path)
     assert strict.returncode == 0, strict.stderr[-2000:]
     smetrics = json.loads(strict.stdout)["metrics"]
-    assert smetrics["mode"] == "strict"
+    assert smetrics["mode"] == "stable, strict"
     assert smetrics["overall"]["passed"] <= metrics["overall"]["passed"]
     assert json.loads((tmp_path / "a" / "scores.json").read_text()) == metrics  # untouched
 
@@ -112,7 +113,7 @@ def test_winrate_reuses_the_pass_labels_of_tooleval_runs(tmp_path: Path) -> None
     seen: list[dict[str, Any]] = []
     with FakeOpenAIServer(judge(seen)) as srv:
         common = ("--judge", "openai/fake", "--base-url", srv.base_url, "--subset", "G1_tool",
-                  "--limit", "10", "--votes", "1", "--no-cache", "--json")
+                  "--limit", "10", "--votes", "1", "--mode", "stable", "--no-cache", "--json")
         direct = toolscore("tooleval", "winrate", str(answers), "ref", *common, "--out", "w1",
                            cwd=tmp_path)
         assert direct.returncode == 0, direct.stderr[-2000:]

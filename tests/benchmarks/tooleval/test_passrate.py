@@ -1,5 +1,6 @@
-"""Pass rate: the decision table, both aggregation rules, and a run over released answers with
-a scripted judge served over HTTP (malformed verdicts included)."""
+"""Pass rate: the decision table, the stable mode's aggregation, and a stable-mode run over
+released answers with a scripted JSON judge served over HTTP (malformed verdicts included). The
+reference mode is tested in ``test_reference_mode.py``."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from toolscore.benchmarks.tooleval.passrate import (
     coin,
     decide,
     judge_once,
+    majority_pass,
     pass_rate,
-    reference_pass,
     summarize,
 )
 from toolscore.judges.llm import make_judge
@@ -50,24 +51,25 @@ def test_decision_needs_a_task_status_unless_solved() -> None:
         decide("Unsolved", None)
 
 
-def test_reference_rule_majority_coins_and_errors() -> None:
+def test_majority_label_coins_and_errors() -> None:
     key = ("G1_tool", "1")
-    assert reference_pass([PASS, PASS, FAIL], 0, key) is True
-    assert reference_pass([FAIL, FAIL, PASS, ERROR], 0, key) is False
-    assert reference_pass([ERROR, ERROR], 0, key) is None
+    assert majority_pass([PASS, PASS, FAIL], 0, key) is True
+    assert majority_pass([FAIL, FAIL, PASS, ERROR], 0, key) is False
+    assert majority_pass([ERROR, ERROR], 0, key) is None
+    assert majority_pass([PASS, PASS, ERROR], 0, key, any_error=True) is None
     # unsure judgements are coin flips, seeded by (seed, subset, query, judgement)
     flips = [coin(3, *key, i) for i in range(3)]
     expected = sum([True, *flips[1:]]) * 2 > 3
-    assert reference_pass([PASS, UNSURE, UNSURE], 3, key) is expected
+    assert majority_pass([PASS, UNSURE, UNSURE], 3, key) is expected
     # a tied majority is a coin flip too
-    assert reference_pass([PASS, FAIL], 5, key) is coin(5, *key, "tie")
+    assert majority_pass([PASS, FAIL], 5, key) is coin(5, *key, "tie")
     assert coin(1, "a") == coin(1, "a")
     assert {coin(s, "x") for s in range(40)} == {True, False}
 
 
 def _result(qid: str, outcomes: list[str], seed: int = 0) -> QueryResult:
     r = QueryResult("S", qid, [Judgement(o) for o in outcomes])
-    r.passed = reference_pass(outcomes, seed, r.key)
+    r.passed = majority_pass(outcomes, seed, r.key)
     return r
 
 
@@ -140,7 +142,7 @@ def test_pass_rate_end_to_end_on_released_answers() -> None:
     script = Judge()
     with FakeOpenAIServer(script) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url)
-        result = asyncio.run(pass_rate(judge, samples, votes=3, seed=0))
+        result = asyncio.run(pass_rate(judge, samples, votes=3, seed=0, mode="stable"))
     want = {s.query_id: expected(s) == PASS for s in samples}
     assert {r.query_id: r.passed for r in result.results} == want
     rep = result.report()
@@ -160,12 +162,12 @@ def test_malformed_verdicts_are_retried_then_recorded_as_errors() -> None:
     flaky, broken = samples[0].query[:60], samples[1].query[:60]
     with FakeOpenAIServer(Judge(garbled=(flaky,))) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url)
-        ok = asyncio.run(pass_rate(judge, samples, votes=1))
+        ok = asyncio.run(pass_rate(judge, samples, votes=1, mode="stable"))
     first = ok.results[0].judgements[0].verdicts[0]
     assert first.ok and len(first.raw) == 2 and first.raw[0].startswith("I believe")
     with FakeOpenAIServer(Judge(garbled=(broken,), always=True)) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url)
-        bad = asyncio.run(pass_rate(judge, samples, votes=3))
+        bad = asyncio.run(pass_rate(judge, samples, votes=3, mode="stable"))
     r = bad.results[1]
     assert r.passed is None and [j.outcome for j in r.judgements] == [ERROR] * 3
     v = r.judgements[0].verdicts[0]
@@ -192,11 +194,11 @@ def test_no_finish_and_no_answer_fail_without_a_judge_and_strict_give_up() -> No
         assert asyncio.run(judge_once(judge, Sample("3", "q", [], None))).why == "no answer"
         assert asyncio.run(judge_once(judge, no_finish)).outcome == FAIL
         assert calls["n"] == 0
-        ref = asyncio.run(judge_once(judge, give_up))
+        ref = asyncio.run(judge_once(judge, give_up, mode="stable"))
         assert (ref.outcome, ref.answer_status, ref.task_status) == (PASS, "Unsolved",
                                                                      "Unsolvable")
         assert calls["n"] == 1  # only the task was judged
-        assert asyncio.run(judge_once(judge, give_up, strict=True)).outcome == FAIL
+        assert asyncio.run(judge_once(judge, give_up, strict=True, mode="stable")).outcome == FAIL
         assert calls["n"] == 1
 
 
@@ -208,10 +210,12 @@ def test_rescoring_from_the_cache_is_identical_and_free(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "responses.sqlite")
     with FakeOpenAIServer(Judge()) as srv:
         first = asyncio.run(pass_rate(make_judge("openai/fake", base_url=srv.base_url,
-                                                 cache=cache), samples, votes=3))
+                                                 cache=cache), samples, votes=3,
+                                       mode="stable"))
         served = srv.requests
         again = asyncio.run(pass_rate(make_judge("openai/fake", base_url=srv.base_url,
-                                                 cache=cache), samples, votes=3))
+                                                 cache=cache), samples, votes=3,
+                                       mode="stable"))
         assert srv.requests == served  # nothing new reached the judge
     a, b = first.report(), again.report()
     assert a["overall"] == b["overall"]

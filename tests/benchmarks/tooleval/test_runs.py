@@ -83,7 +83,8 @@ def test_pass_rate_over_demo_run_with_configured_judge(demo_run: Path, tmp_path:
                                         "votes": 1, "template": "Grade strictly."}))
         cfg = load_judge_config(cfg_path)
         judge = make_llm_judge(cfg)
-        result = asyncio.run(pass_rate(judge, load_run(demo_run), votes=cfg.votes or 1))
+        result = asyncio.run(pass_rate(judge, load_run(demo_run), votes=cfg.votes or 1,
+                                       mode="stable"))
     passed = {r.query_id: r.passed for r in result.results}
     assert passed.pop("demo-delete-note") is False  # "Deleted ..." is unsolved, task solvable
     assert all(passed.values()) and len(passed) == 5
@@ -100,7 +101,7 @@ def test_cli_passrate_on_run_dir_with_judge_config(demo_run: Path, tmp_path: Pat
             f"name: demo-pass\nkind: tooleval-pass\nmodel: openai/fake\nbase_url: "
             f"{srv.base_url}\nvotes: 3\ntemperature: 0.2\n")
         done = toolscore("tooleval", "passrate", str(demo_run), "--judge-config", "judge.yaml",
-                         "--json", "--out", "judged", cwd=tmp_path)
+                         "--mode", "stable", "--json", "--out", "judged", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     doc = json.loads(done.stdout)
     ident = load_judge_config(tmp_path / "judge.yaml").identity()
@@ -187,7 +188,7 @@ def test_cli_winrate_between_two_runs_with_a_preference_judge(demo_run: Path,
         (tmp_path / "pref.yaml").write_text(f"name: pref\nkind: tooleval-pref\nmodel: "
                                             f"openai/fake\nbase_url: {srv.base_url}\nvotes: 1\n")
         done = toolscore("tooleval", "winrate", str(demo_run), str(demo_run), "--judge-config",
-                         "pref.yaml", "--json", "--out", "w", cwd=tmp_path)
+                         "pref.yaml", "--mode", "stable", "--json", "--out", "w", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     doc = json.loads(done.stdout)
     assert doc["judge"].startswith("pref (tooleval-pref, openai/fake")

@@ -1,5 +1,6 @@
-"""Win rate: the pass-label shortcut, solved status, both answer orders, ties and position
-bias; and the ``toolscore tooleval`` commands end to end against a scripted judge server."""
+"""Win rate in the stable mode: the pass-label shortcut, solved status, both answer orders, ties
+and position bias; and the ``toolscore tooleval`` commands end to end against a scripted judge
+server. The reference mode is tested in ``test_reference_winrate.py``."""
 
 from __future__ import annotations
 
@@ -123,7 +124,7 @@ def test_cli_passrate_and_winrate_on_released_answers(tmp_path: Path) -> None:
     (tmp_path / "ref" / "G1_tool.json").write_text(json.dumps(doc))
     with FakeOpenAIServer(scripted("zzz-never")) as srv:
         common = ("--judge", "openai/fake", "--base-url", srv.base_url, "--limit", "12",
-                  "--votes", "1", "--json")
+                  "--votes", "1", "--mode", "stable", "--json")
         done = toolscore("tooleval", "passrate", str(G1_TOOL.parent), "--subset", "G1_tool",
                          *common, "--out", "v", cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-2000:]

@@ -1,5 +1,5 @@
 """ToolEval's pass rate as a benchmark: queries with a solution path as samples, the run's model
-as the judge, the reference and stable rules as the aggregate.
+as the judge, the mode's rule as the aggregate.
 
 The model under test produced its answers already (ToolBench's released answer files, raw
 answers, or another toolscore run); what a ToolEval run calls is the judge. So the run's
@@ -10,28 +10,29 @@ text) is stored in the record. Scoring reads only the record (:mod:`.scoring`), 
 as every other benchmark. Repeated epochs judge again with new vote numbers (new cache
 entries and coin flips), which is what the stable rule's spread over runs needs; each
 (query, epoch) then counts as one query of the aggregate.
+
+Two modes (see :mod:`.passrate` and :mod:`.questions`): ``reference`` (the default) asks and
+aggregates as ToolEval's own code does; ``stable`` is toolscore's procedure (JSON verdicts at a
+higher temperature, judge errors dropped vote by vote, the StableToolBench score as the spread
+measure). The mode is chosen when judging, since it decides the questions asked; a run
+rescored under the other mode's rule says which questions its verdicts answered.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from toolscore.benchmarks.base import Benchmark, Column, Sample, option
+from toolscore.benchmarks.base import Benchmark, Column, IntervalMetric, Sample, option
 from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import Sample as Answered
-from toolscore.benchmarks.tooleval.data import ToolEvalDataError, load_answers
+from toolscore.benchmarks.tooleval.data import ToolEvalDataError, keep_test_ids, load_answers
 from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run_report
-from toolscore.benchmarks.tooleval.judge import (
-    JUDGE_SEED,
-    MAX_TOKENS,
-    load_config,
-    prompts_sha256,
-    sample_judge,
-)
+from toolscore.benchmarks.tooleval.judge import JUDGE_SEED, MAX_TOKENS, load_config, sample_judge
 from toolscore.benchmarks.tooleval.passrate import judge_once
 from toolscore.benchmarks.tooleval.prompts import answer_text
+from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
 
 RELEASED = Path("converted") / "gpt-3.5-turbo_CoT"  # the answers the dataset ships
 PASS_KINDS = ("tooleval-pass",)
@@ -45,11 +46,21 @@ class ToolEvalOptions:
         "paths). Default: the dataset's converted/gpt-3.5-turbo_CoT.")
     subset: list[str] = option(list, "Only these subsets (repeatable), e.g. G1_tool.")
     per_subset: int | None = option(None, "Only the first N queries of each subset.")
+    mode: Literal["reference", "stable"] = option(
+        "reference", "reference: as ToolEval's code (function-calling verdicts on the raw final "
+        "answer; a query passes when no more votes fail than pass; no answer = not counted; a "
+        "judge error = query left out and counted); stable: toolscore's (JSON verdicts, "
+        "majority with coin ties, no answer = fail, StableToolBench mean ± std).")
     votes: int = option(4, "Judgements per query (the reference code's default).")
-    seed: int = option(0, "Seed of the reference rule's coin flips.")
+    seed: int = option(0, "Seed of the coin flips (unsure judgements, tied labels).")
     strict: bool = option(False, "A give-up answer fails (the reference lets it pass when the "
                           "judge calls the task unsolvable).")
-    temperature: float = option(0.7, "Judge sampling temperature (votes need variety).")
+    temperature: float | None = option(None, "Judge sampling temperature (default: 0.2 in "
+                                       "the reference mode, as its code; 0.7 in the stable "
+                                       "mode, so votes vary).")
+    test_ids: Path | None = option(
+        None, "ToolBench test-id files (a folder of <subset>.json, or one file): only queries "
+        "both in the answers and in the list are judged, as the reference does.")
     judge_config: Path | None = option(
         None, "Judge configuration file (kind tooleval-pass): its template, temperature and "
         "votes apply and its name labels every verdict; --model is the judge.")
@@ -87,6 +98,7 @@ class ToolEvalBenchmark(Benchmark):
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.strict = self.options.strict
         self.seed = self.options.seed
+        self.mode = self.options.mode
         self._judge_config: Any = None
         self._judge_loaded = False
         self._samples: list[Sample] | None = None
@@ -118,8 +130,10 @@ class ToolEvalBenchmark(Benchmark):
     @property
     def temperature(self) -> float:
         cfg = self.judge_config
-        return cfg.temperature if cfg is not None and cfg.temperature is not None else \
-            self.options.temperature
+        if cfg is not None and cfg.temperature is not None:
+            return float(cfg.temperature)
+        given = self.options.temperature
+        return TEMPERATURE[self.mode] if given is None else given
 
     def config(self) -> dict[str, Any]:
         cfg = self.judge_config
@@ -129,7 +143,8 @@ class ToolEvalBenchmark(Benchmark):
             "per_subset": self.options.per_subset, "votes": self.votes, "seed": self.seed,
             "strict": self.strict, "mode": self.mode_label(), "temperature": self.temperature,
             "max_tokens": MAX_TOKENS, "judge_seed": JUDGE_SEED,
-            "prompts": f"toolscore's own wording (sha256 {prompts_sha256()})",
+            "test_ids": None if self.options.test_ids is None else str(self.options.test_ids),
+            "prompts": prompts_label(self.mode),
         }
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
@@ -138,7 +153,7 @@ class ToolEvalBenchmark(Benchmark):
         return out
 
     def mode_label(self) -> str:
-        return "strict" if self.strict else "reference"
+        return f"{self.mode}, strict" if self.strict else self.mode
 
     # -- samples -----------------------------------------------------------------------------
     def samples(self) -> list[Sample]:
@@ -159,8 +174,12 @@ class ToolEvalBenchmark(Benchmark):
         source, subsets, limit = self.source, self.options.subset or None, \
             self.options.per_subset
         if not is_run_dir(source):
-            return load_answers(source, subsets, limit)
+            answered = load_answers(source, subsets, limit)
+            return answered if self.options.test_ids is None else \
+                keep_test_ids(answered, self.options.test_ids)
         answered, self._notes = load_run_report(source)
+        if self.options.test_ids is not None:
+            answered = keep_test_ids(answered, self.options.test_ids)
         if subsets is not None:
             answered = [s for s in answered if s.subset in subsets]
         if limit is not None:
@@ -184,9 +203,10 @@ class ToolEvalBenchmark(Benchmark):
         """``votes`` judgements of one answer; the task is judged for a give-up even when
         scoring strictly, so the record can be scored under either rule."""
         s: Answered = sample.data
-        judge = sample_judge(model, self.options.temperature, self.judge_config)
+        judge = sample_judge(model, self.temperature, self.judge_config)
         first = epoch * self.votes  # later epochs are new votes, not cache hits
-        js = [await judge_once(judge, s, first + v) for v in range(self.votes)]  # type: ignore[arg-type]
+        js = [await judge_once(judge, s, first + v, mode=self.mode)  # type: ignore[arg-type]
+              for v in range(self.votes)]
         answer = s.answer
         return {
             "subset": s.subset, "query_id": s.query_id,
@@ -194,16 +214,18 @@ class ToolEvalBenchmark(Benchmark):
             "query": s.query, "answer": None if answer is None else answer_text(answer),
             "finished": bool(answer and answer.finished),
             "gave_up": bool(answer and answer.finished and answer.gave_up),
-            "judge": judge.name, "judgements": [j.to_dict() for j in js],
+            "judge": judge.name, "procedure": self.mode,
+            "judgements": [j.to_dict() for j in js],
         }
 
     # -- scoring -----------------------------------------------------------------------------
     def score(self, output: dict[str, Any], sample: Sample | None = None) -> dict[str, Any]:
-        return scoring.score_output(output, self.strict, self.seed)
+        return scoring.score_output(output, self.strict, self.seed, self.mode)
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         metrics = scoring.aggregate(records, strict=self.strict, seed=self.seed,
-                                    votes=self.votes, judge=None)
+                                    votes=self.votes, judge=None, mode=self.mode)
+        metrics["prompts"] = prompts_label(self.mode)
         if self.judge_config is not None:
             metrics["judge_config"] = self.judge_config.identity()
         return metrics
@@ -217,20 +239,48 @@ class ToolEvalBenchmark(Benchmark):
         return rows
 
     @classmethod
+    def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
+        return "passed"
+
+    @classmethod
+    def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
+        """The pass rate as published (the mean of ``passed`` over the queries it counts) and
+        the mean stable score per query."""
+        return [IntervalMetric("pass rate", "passed", key="pass_rate"),
+                IntervalMetric("stable score", "stable")]
+
+    @classmethod
     def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
-        if not isinstance(metrics.get("overall"), dict):
+        overall = metrics.get("overall")
+        if not isinstance(overall, dict):
             return []
-        rules = metrics.get("rules") or scoring.RULES
-        lines = [f"reference rule ({metrics.get('mode', 'reference')} mode, seed "
-                 f"{metrics.get('seed')}): {rules['reference']}",
-                 f"stable rule: {rules['stable']}",
-                 f"judge: {metrics.get('judge')}, {metrics.get('votes')} votes per query; "
-                 "prompts: toolscore's own wording, not ToolEval's (verdict distributions "
-                 "differ from the paper's)"]
-        if metrics.get("mode") == "strict":
+        mode = str(metrics.get("mode") or "reference")
+        base = mode.split(",")[0] if mode.split(",")[0] in ("reference", "stable") else \
+            "reference"  # runs before the modes were named "reference" or "strict"
+        rules = metrics.get("rules") or {}
+        lines = [f"{mode} mode (seed {metrics.get('seed')}): "
+                 f"{rules.get('pass') or rules.get('reference')}"]
+        if rules.get("denominator"):
+            lines.append(f"denominator: {rules['denominator']}")
+        lines += [f"stable score: {rules.get('stable')}",
+                  f"judge: {metrics.get('judge')}, {metrics.get('votes')} votes per query; "
+                  f"prompts: {metrics.get('prompts') or prompts_label(base)}"]
+        asked = [q for q in metrics.get("questions") or [] if q != base]
+        if asked:
+            lines.append(f"the verdicts answered the {', '.join(asked)} questions; they are "
+                         f"aggregated here by the {base} rule")
+        if "strict" in mode:
             lines.append("strict: a give-up answer fails (the reference lets it pass when the "
                          "judge calls the task unsolvable)")
-        causes = (metrics["overall"].get("error_causes") or {})
+        if base == "reference" and overall.get("errors"):
+            lines.append(f"{overall['errors']} queries with a judge error are left out (the "
+                         "reference run would have stopped): the rate is the reference's only "
+                         "when there are none")
+        if overall.get("unanswered"):
+            lines.append(f"{overall['unanswered']} queries without an answer: "
+                         + ("not counted, as the reference" if base == "reference" else
+                            "counted as failures"))
+        causes = (overall.get("error_causes") or {})
         if causes:
             lines.append("judge errors: " + ", ".join(f"{k} {v}" for k, v in causes.items()))
         return lines
@@ -240,7 +290,8 @@ class ToolEvalBenchmark(Benchmark):
         output = record.get("output") if isinstance(record.get("output"), dict) else {}
         scores = record.get("scores") or {}
         passed = scores.get("passed")
-        summary = "" if not scores else "judge error" if passed is None else \
+        summary = "" if not scores else "no answer (not counted)" if scores.get(
+            "answered") is False and passed is None else "judge error" if passed is None else \
             ("pass" if passed else "fail") + f" ({', '.join(scores.get('votes') or [])})"
         answer = output.get("answer")
         messages = [{"role": "user", "content": output.get("query", "")},

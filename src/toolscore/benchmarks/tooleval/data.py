@@ -58,6 +58,23 @@ class Answer:
     final_answer: str  # the Finish arguments JSON string, or ""
     path: list[Step] = field(default_factory=list)
     total_steps: int = 0
+    record: dict[str, Any] | None = field(default=None, repr=False)  # as the file holds it
+
+    def as_record(self) -> dict[str, Any]:
+        """The answer in the converted format, as the reference judge is shown it: the file's
+        own record when it came from one, else built from the path (tool messages as
+        ``{"name", "arguments", "response"}``, each node the ``next`` of the one before)."""
+        if self.record is not None:
+            return self.record
+        details: list[dict[str, Any]] = []
+        for step in reversed(self.path):
+            message: Any = step.content
+            if step.role == "tool":
+                message = {"name": step.name, "arguments": step.arguments or "",
+                           "response": step.content}
+            details = [{"role": step.role, "message": message, "next": details}]
+        return {"method": self.method, "total_steps": self.total_steps,
+                "final_answer": self.final_answer, "answer_details": details}
 
     @property
     def finished(self) -> bool:
@@ -168,7 +185,7 @@ def _sample(path: Path, qid: str, rec: Any, subset: str) -> Sample:
     except (ValueError, AttributeError, TypeError) as e:
         raise ToolEvalDataError(path, qid, "answer.answer_details", str(e)) from None
     answer = Answer(str(raw.get("method", "")), final, steps,
-                    int(raw.get("total_steps") or len(steps)))
+                    int(raw.get("total_steps") or len(steps)), raw)
     return Sample(qid, query, tools, answer, subset)
 
 
@@ -335,3 +352,21 @@ def _instructions(directory: str | Path, group: str) -> list[tuple[str, str, lis
             raise ToolEvalDataError(path, str(i), "query_id/query", "missing")
         rows.append((str(rec["query_id"]), str(rec["query"]), list(rec.get("api_list") or [])))
     return rows
+
+
+def keep_test_ids(samples: list[Sample], folder: str | Path) -> list[Sample]:
+    """Only the samples whose id is in their subset's test-id file (``<subset>.json``: an
+    object keyed by query id, or a list of ids), as the reference judges only queries that
+    are both in the answer file and in the test-id list."""
+    folder = Path(folder)
+    ids: dict[str, set[str]] = {}
+    for subset in dict.fromkeys(s.subset for s in samples):
+        path = folder / f"{subset}.json" if folder.is_dir() else folder
+        if not path.is_file():
+            raise ToolEvalDataError(path, None, "(file)", f"no test-id file for {subset}")
+        doc = _read_json(path)
+        if not isinstance(doc, (dict, list)):
+            raise ToolEvalDataError(path, None, "(file)", "expected an object keyed by query "
+                                    "id or a list of query ids")
+        ids[subset] = {str(k) for k in doc}
+    return [s for s in samples if s.query_id in ids[s.subset]]

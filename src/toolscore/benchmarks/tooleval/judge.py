@@ -12,25 +12,15 @@ client is wrapped to remember the :class:`InfraError` it swallowed, and the judg
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from pathlib import Path
 from typing import Any
 
-from toolscore.benchmarks.tooleval import prompts
 from toolscore.judges.llm import LLMJudge, PromptTemplate, Verdict
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig
 
 MAX_TOKENS = 512  # per verdict, as the ToolEval commands have always asked
 JUDGE_SEED = 0  # the sampling seed sent with every verdict (vote v sends seed + v)
-
-
-def prompts_sha256() -> str:
-    """A short hash of toolscore's own prompt wording: reports name the prompts they used."""
-    text = "\0".join(t.system + "\0" + t.user for t in (
-        prompts.ANSWER_STATUS, prompts.ANSWER_STATUS_PATH, prompts.TASK_SOLVABLE,
-        prompts.PREFERENCE))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def load_config(path: Path | None, kinds: tuple[str, ...]) -> Any:

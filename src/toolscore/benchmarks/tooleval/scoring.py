@@ -2,9 +2,12 @@
 
 A run stores every verdict a sample's judgements rest on (labels, raw text, errors), and which
 of the judge-free cases applied (no answer, no ``Finish`` call, a give-up). The outcome of each
-judgement, the reference rule's pass (seeded coin flips) and the stable score are derived here
-from that record, so ``toolscore score RUN`` gives the run's numbers again at no cost, and
-``-o strict=true`` or ``-o seed=N`` shows the same verdicts under another rule. The run judges a
+judgement, the mode's pass (seeded coin flips), the per-query label and the stable score are
+derived here from that record, so ``toolscore score RUN`` gives the run's numbers again at no
+cost, and ``-o strict=true`` or ``-o seed=N`` shows the same verdicts under another rule. The
+questions were asked the way the run's mode asks (``procedure`` in the record; records written
+before the modes existed were asked the stable way); rescoring under the other mode's rule
+re-aggregates the same verdicts and the report says which questions were asked. The run judges a
 give-up's task even when scoring strictly, so one run can be scored both ways; the outcomes are
 those of :func:`~toolscore.benchmarks.tooleval.passrate.judge_once`, decision by decision.
 """
@@ -16,20 +19,21 @@ from typing import Any
 from toolscore.benchmarks.tooleval.passrate import (
     ERROR,
     FAIL,
+    NO_ANSWER,
     PASS,
+    RULES,
     SCORE,
     Judgement,
     QueryResult,
     decide,
-    reference_pass,
+    mode_name,
+    query_pass,
     summarize,
 )
 from toolscore.judges.llm import Verdict
 from toolscore.types import Usage
 
-NO_JUDGE = ("no answer", "no Finish call")
-RULES = {"reference": "unsure = seeded coin flip; majority of votes; tie = coin",
-         "stable": "pass 1, unsure 0.5, fail 0; mean and population std over repetitions"}
+NO_JUDGE = (NO_ANSWER, "no Finish call")
 
 
 def verdict_from_dict(doc: dict[str, Any]) -> Verdict:
@@ -66,16 +70,28 @@ def coin_key(output: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(output.get("key") or (output.get("subset", ""), output.get("query_id", "")))
 
 
-def score_output(output: dict[str, Any], strict: bool, seed: int) -> dict[str, Any]:
+def procedure(output: dict[str, Any]) -> str:
+    """How the record's questions were asked (records before the modes: the stable way)."""
+    return str(output.get("procedure") or "stable")
+
+
+def score_output(output: dict[str, Any], strict: bool, seed: int,
+                 mode: str = "reference") -> dict[str, Any]:
     """Per-sample scores: ``votes``, each judgement's outcome (pass | fail | unsure | error),
-    and ``why``, its reason; the reference rule's ``passed`` (None when every judgement
-    errored) and the ``stable`` score (mean of 1 / 0.5 / 0)."""
+    and ``why``, its reason; ``passed`` under ``mode``'s rule (None when not counted: in the
+    reference mode a query with no answer or any judge error, in the stable mode one whose
+    every judgement is an error), ``label``
+    (majority, tie = coin: what the win rate reads), ``answered`` and the ``stable`` score
+    (mean of 1 / 0.5 / 0)."""
     js = judgements(output, strict)
     outcomes = [j.outcome for j in js]
     scored = [SCORE[o] for o in outcomes if o != ERROR]
-    return {"votes": outcomes, "why": [j.why for j in js],
-            "passed": reference_pass(outcomes, seed, coin_key(output)),
-            "stable": sum(scored) / len(scored) if scored else None}
+    passed, label = query_pass(outcomes, seed, coin_key(output), mode)
+    answered = not any(j.why == NO_ANSWER for j in js)
+    if mode == "reference" and not answered:
+        passed = None  # not counted: the reference only judges queries in its answer file
+    return {"votes": outcomes, "why": [j.why for j in js], "passed": passed, "label": label,
+            "answered": answered, "stable": sum(scored) / len(scored) if scored else None}
 
 
 def query_result(record: dict[str, Any], strict: bool) -> QueryResult:
@@ -97,24 +113,26 @@ def query_result(record: dict[str, Any], strict: bool) -> QueryResult:
     scores = record.get("scores") or {}
     for j, outcome in zip(js, scores.get("votes") or [], strict=False):
         j.outcome = outcome  # the record's scores are the truth (rescoring rewrites them)
-    return QueryResult(subset, qid, js, scores.get("passed"))
+    return QueryResult(subset, qid, js, scores.get("passed"), scores.get("label"))
 
 
 def aggregate(records: list[dict[str, Any]], *, strict: bool, seed: int, votes: int,
-              judge: str | None) -> dict[str, Any]:
-    """Pass rate per subset and overall under both rules: the numbers of
+              judge: str | None, mode: str = "reference") -> dict[str, Any]:
+    """Pass rate per subset and overall under ``mode``'s rule: the numbers of
     ``pass_rate(...).report()``, from the records of a run."""
     records = sorted(records, key=lambda r: (str(r.get("id")), int(r.get("epoch", 0))))
     results = [query_result(r, strict) for r in records]
     n = max([votes, *(len(r.judgements) for r in results)])
     subsets = sorted({r.subset for r in results})
-    judges = sorted({str((r.get("output") or {}).get("judge")) for r in records
-                     if isinstance(r.get("output"), dict) and (r["output"].get("judge"))})
+    outputs = [r["output"] for r in records if isinstance(r.get("output"), dict)]
+    judges = sorted({str(o.get("judge")) for o in outputs if o.get("judge")})
     return {
         "metric": "tooleval.pass_rate", "judge": judge or (", ".join(judges) or None),
-        "votes": votes, "seed": seed, "mode": "strict" if strict else "reference",
-        "rules": RULES, "overall": summarize(results, n),
-        "subsets": {s: summarize([r for r in results if r.subset == s], n) for s in subsets},
+        "votes": votes, "seed": seed, "mode": mode_name(mode, strict), "rules": RULES[mode],
+        "questions": sorted({procedure(o) for o in outputs}),
+        "overall": summarize(results, n, mode),
+        "subsets": {s: summarize([r for r in results if r.subset == s], n, mode)
+                    for s in subsets},
         "errors": sum(1 for r in records if r.get("status") != "ok"),
         "usage": usage(records),
     }

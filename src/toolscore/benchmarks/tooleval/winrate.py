@@ -1,12 +1,18 @@
 """ToolEval win rate: is a candidate's solution path better than a reference model's?
 
-Per query: if exactly one of the two passed (pass-rate labels), it wins without a judge call.
-Otherwise the answers' solved status is judged first (one Solved, the other not: Solved wins);
-then the preference prompt is asked in *both* orders (candidate shown first, then reference
-shown first), each by a majority of ``votes``. The reference code meant to do this but its swap
-never runs; here both orders always run, a disagreement between them is a tie, and the share
-of picks that went to whichever answer was shown first is reported as the position bias.
-Win rate = (wins + ties / 2) / judged queries; judge errors leave the denominator, counted.
+This module holds the *stable* procedure (toolscore's) and the summary both modes share; the
+reference code's procedure (rounds, status tiers, shuffled order) is
+:mod:`.winrate_reference`.
+
+Stable, per query: if exactly one of the two passed (pass-rate labels), it wins without a
+judge call. Otherwise the answers' solved status is judged first (one Solved, the other not:
+Solved wins); then the preference prompt is asked in *both* orders (candidate shown first, then
+reference shown first), each by a majority of ``votes``. The reference code meant to do this
+but its swap never runs; here both orders always run, a disagreement between them is a tie,
+and the share of picks that went to whichever answer was shown first is reported as the
+position bias. Win rate = (wins + ties / 2) / judged queries; judge errors leave the
+denominator, counted. In the reference mode win rate = wins / judged queries, ties reported
+beside it (tie rate).
 """
 
 from __future__ import annotations
@@ -40,12 +46,16 @@ class Comparison:
     orders: list[str | None] = field(default_factory=list)  # winner per order; None = no majority
     first_shown_picked: list[bool] = field(default_factory=list)  # per readable vote
     verdicts: list[Verdict] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)  # reference mode: each round
 
     def to_dict(self) -> dict[str, Any]:
-        return {"subset": self.subset, "query_id": self.query_id, "winner": self.winner,
-                "why": self.why, "candidate_passed": self.candidate_passed,
-                "reference_passed": self.reference_passed, "orders": self.orders,
-                "verdicts": [v.to_dict() for v in self.verdicts]}
+        out = {"subset": self.subset, "query_id": self.query_id, "winner": self.winner,
+               "why": self.why, "candidate_passed": self.candidate_passed,
+               "reference_passed": self.reference_passed, "orders": self.orders,
+               "verdicts": [v.to_dict() for v in self.verdicts]}
+        if self.rounds:
+            out["rounds"] = self.rounds
+        return out
 
 
 async def _solved(judge: LLMJudge, sample: Sample, votes: int,
@@ -105,19 +115,36 @@ async def compare(judge: LLMJudge, cand: Sample, ref: Sample, cand_passed: bool 
     return c
 
 
-def summarize(comparisons: list[Comparison]) -> dict[str, Any]:
+STABLE_WHY = ("pass label", "solved status", "preference", "orders disagree")
+ROUND_WHY = ("missing answer", "identical", "solved", "unsure", "preference")
+RULES = {
+    "reference": {"ties": "reported apart (tie rate); win rate = wins / queries",
+                  "orders": "answers shuffled each round (seeded); position randomised",
+                  "rounds": "the side that won more rounds wins the query; equal = tie"},
+    "stable": {"ties": "count half", "orders": "both judged; disagreement = tie"},
+}
+
+
+def summarize(comparisons: list[Comparison], mode: str = "stable") -> dict[str, Any]:
     judged = [c for c in comparisons if c.winner != ERROR]
     counts = {k: sum(1 for c in judged if c.winner == k) for k in (CANDIDATE, REFERENCE, TIE)}
     picks = [p for c in judged for p in c.first_shown_picked]
     both = [c for c in judged if len(c.orders) == 2]
+    n = len(judged)
+    if mode == "reference":
+        win_rate = counts[CANDIDATE] / n if n else None
+        decided = {w: sum(1 for c in judged for r in c.rounds if r.get("why") == w)
+                   for w in ROUND_WHY}
+    else:
+        win_rate = sum(POINTS[c.winner] for c in judged) / n if n else None
+        decided = {w: sum(1 for c in judged if c.why == w) for w in STABLE_WHY}
     return {
-        "queries": len(comparisons), "evaluated": len(judged),
-        "errors": len(comparisons) - len(judged),
+        "queries": len(comparisons), "evaluated": n,
+        "errors": len(comparisons) - n,
         "wins": counts[CANDIDATE], "losses": counts[REFERENCE], "ties": counts[TIE],
-        "win_rate": (sum(POINTS[c.winner] for c in judged) / len(judged)) if judged else None,
+        "win_rate": win_rate, "tie_rate": counts[TIE] / n if n else None,
         "error_causes": error_causes(v for c in comparisons for v in c.verdicts),
-        "decided_by": {w: sum(1 for c in judged if c.why == w)
-                       for w in ("pass label", "solved status", "preference", "orders disagree")},
+        "decided_by": decided,
         "position_bias": {
             "first_shown_pick_rate": sum(picks) / len(picks) if picks else None,
             "preference_votes": len(picks),
@@ -153,10 +180,11 @@ async def win_rate(judge: LLMJudge, candidate: list[Sample], reference: list[Sam
     return list(await asyncio.gather(*(one(k) for k in keys)))
 
 
-def report(comparisons: list[Comparison], judge: str, votes: int) -> dict[str, Any]:
+def report(comparisons: list[Comparison], judge: str, votes: int,
+           mode: str = "stable") -> dict[str, Any]:
+    """The win-rate document: overall and per subset, under ``mode``'s rules."""
     subsets = sorted({c.subset for c in comparisons})
-    return {"metric": "tooleval.win_rate", "judge": judge, "votes": votes,
-            "rules": {"ties": "count half", "orders": "both judged; disagreement = tie"},
-            "overall": summarize(comparisons),
-            "subsets": {s: summarize([c for c in comparisons if c.subset == s])
+    return {"metric": "tooleval.win_rate", "judge": judge, "votes": votes, "rules": RULES[mode],
+            "overall": summarize(comparisons, mode),
+            "subsets": {s: summarize([c for c in comparisons if c.subset == s], mode)
                         for s in subsets}}

@@ -1,63 +1,47 @@
 """ToolEval's win rate as a benchmark: one sample per query present in either answer set, the
-run's model as the judge, :func:`~toolscore.benchmarks.tooleval.winrate.compare` as the
-protocol.
+run's model as the judge.
 
-A comparison needs each side's pass label first. A side given as a ``tooleval`` run directory
-brings its labels (and the verdicts behind them) from that run's records, as that run scored
-them: nothing is judged twice. Any other side (answer files, or a ToolTalk/demo/AutoDE run
-whose transcripts are the answers) is judged here, query by query, exactly as the ``tooleval``
-benchmark judges it (same prompts, votes and cache entries). Every verdict is stored in the
-record, so the run resumes, reports and exports like any other; the winner is decided while
-running (which judge calls a comparison needs depends on the labels), so rescoring re-reads
-it, and ``strict`` and ``seed`` are settings of the run, not of its scoring.
+Two modes. ``reference`` (the default) decides as ToolEval's code does
+(:mod:`.winrate_reference`: ``rounds`` rounds per query, status tiers with the Unsure second
+look, a shuffled order, identical answers and missing answers decided without a judge, win
+rate = wins / queries with ties apart); with ``use_pass_rate`` the statuses come from each
+side's pass-rate labels, as the reference's ``--use_pass_rate``. ``stable`` is toolscore's
+procedure (:func:`~toolscore.benchmarks.tooleval.winrate.compare`: the pass-label shortcut,
+both orders judged, position bias, ties as half).
+
+Pass labels come from a ``tooleval`` run directory given as a side (its records, as that run
+scored them: nothing is judged twice), or are judged here exactly as the ``tooleval``
+benchmark judges, in the same mode. Every verdict is stored in the record, so the run resumes,
+reports and exports like any other; the winner is decided while running (which judge calls a
+comparison needs depends on what came before), so rescoring re-reads it, and ``mode``,
+``strict`` and ``seed`` are settings of the run, not of its scoring.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from toolscore.benchmarks.base import Benchmark, Column, Sample, option
+from toolscore.benchmarks.base import Benchmark, Column, IntervalMetric, Sample, option
 from toolscore.benchmarks.tooleval import scoring
-from toolscore.benchmarks.tooleval.benchmark import ToolEvalBenchmark, ToolEvalOptions
-from toolscore.benchmarks.tooleval.data import Sample as Answered
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError
-from toolscore.benchmarks.tooleval.from_runs import is_run_dir
-from toolscore.benchmarks.tooleval.judge import (
-    JUDGE_SEED,
-    MAX_TOKENS,
-    load_config,
-    prompts_sha256,
-    sample_judge,
+from toolscore.benchmarks.tooleval.judge import JUDGE_SEED, MAX_TOKENS, load_config, sample_judge
+from toolscore.benchmarks.tooleval.passrate import ERROR, judge_once, query_pass, summarize
+from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
+from toolscore.benchmarks.tooleval.sides import (
+    Pair,
+    Side,
+    comparison,
+    load_side,
+    pairs,
+    placeholder,
+    side_results,
 )
-from toolscore.benchmarks.tooleval.passrate import (
-    ERROR,
-    QueryResult,
-    judge_once,
-    reference_pass,
-    summarize,
-)
-from toolscore.benchmarks.tooleval.winrate import POINTS, Comparison, compare, report
+from toolscore.benchmarks.tooleval.winrate import POINTS, compare, report
+from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
 
 WIN_KINDS = ("tooleval-pref", "tooleval-pass")
-
-
-@dataclass
-class Side:
-    """One side of a query: its answer (None: no answer for this query) and, when it comes
-    from a tooleval run, that run's stored judgements and label."""
-
-    sample: Answered | None
-    stored: dict[str, Any] | None = None
-
-
-@dataclass
-class Pair:
-    subset: str
-    query_id: str
-    candidate: Side
-    reference: Side = field(default_factory=lambda: Side(None))
 
 
 @dataclass
@@ -65,13 +49,25 @@ class WinRateOptions:
     candidate: Path | None = option(None, "Candidate answers: answer files, a toolscore run, "
                                     "or a tooleval run (its pass labels are reused).")
     reference: Path | None = option(None, "Reference answers (the same forms).")
+    mode: Literal["reference", "stable"] = option(
+        "reference", "reference: as ToolEval's code (rounds; Solved > Unsure > Unsolved; "
+        "shuffled order; win rate = wins / queries, ties apart); stable: toolscore's (pass "
+        "labels, both orders, position bias, ties count half).")
+    rounds: int = option(2, "Reference mode: rounds per query (the reference's "
+                         "evaluate_times; its default).")
+    use_pass_rate: bool = option(False, "Reference mode: statuses from each side's pass-rate "
+                                 "labels instead of the judge (the reference's --use_pass_rate).")
     subset: list[str] = option(list, "Only these subsets (repeatable), e.g. G1_tool.")
     per_subset: int | None = option(None, "Only the first N queries of each subset.")
+    test_ids: Path | None = option(None, "ToolBench test-id files (a folder of <subset>.json): "
+                                   "only these queries.")
     votes: int = option(4, "Pass-rate judgements per query, for sides judged here.")
-    pref_votes: int = option(1, "Votes per order for solved status and preference.")
-    seed: int = option(0, "Seed of the reference rule's coin flips (pass labels).")
+    pref_votes: int = option(1, "Stable mode: votes per order for solved status and "
+                             "preference.")
+    seed: int = option(0, "Seed of the coin flips (pass labels, identical answers, order).")
     strict: bool = option(False, "A give-up answer fails (pass labels judged here).")
-    temperature: float = option(0.7, "Judge sampling temperature.")
+    temperature: float | None = option(None, "Judge sampling temperature (default: 0.2 in "
+                                       "the reference mode, 0.7 in the stable mode).")
     judge_config: Path | None = option(
         None, "Judge configuration file (kind tooleval-pref or tooleval-pass): its template, "
         "temperature and votes apply; --model is the judge.")
@@ -80,45 +76,7 @@ class WinRateOptions:
 COLUMNS = [Column("queries", "queries", "count"), Column("errors", "errors", "count"),
            Column("wins", "wins", "count"), Column("ties", "ties", "count"),
            Column("losses", "losses", "count"), Column("win_rate", "win rate"),
-           Column("first_shown_pick_rate", "first-shown picks")]
-
-
-def load_side(path: Path, subset: list[str], per_subset: int | None) -> dict[tuple[str, str],
-                                                                               Side]:
-    """A side's queries by (subset, query id): a tooleval run's with its stored labels, or
-    answers loaded as the ``tooleval`` benchmark loads them."""
-    from toolscore.records import RunStore
-
-    stored: dict[tuple[str, str], dict[str, Any]] = {}
-    if is_run_dir(path) and RunStore(path).config().benchmark == "tooleval":
-        from toolscore.benchmarks.registry import make_benchmark
-
-        store = RunStore(path)
-        config = store.config()
-        bench = make_benchmark("tooleval", config.data, download=False, **config.options)
-        for (_, epoch), r in store.latest().items():
-            output = r.get("output")
-            if epoch == 0 and r.get("status") == "ok" and isinstance(output, dict):
-                scores = r.get("scores") or {}
-                stored[(str(output["subset"]), str(output["query_id"]))] = {
-                    "judgements": output.get("judgements") or [],
-                    "gave_up": bool(output.get("gave_up")),
-                    "outcomes": scores.get("votes") or [], "passed": scores.get("passed")}
-        answered = [s.data for s in bench.samples()]
-        if subset:
-            answered = [s for s in answered if s.subset in subset]
-    else:
-        bench = ToolEvalBenchmark(None, ToolEvalOptions(answers=path, subset=list(subset),
-                                                        per_subset=per_subset))
-        answered = [s.data for s in bench.samples()]
-    return {(s.subset, s.query_id): Side(s, stored.get((s.subset, s.query_id)))
-            for s in answered}
-
-
-def _placeholder(pair: Pair) -> Answered:
-    other = pair.candidate.sample or pair.reference.sample
-    assert other is not None
-    return Answered(pair.query_id, other.query, other.available_tools, None, pair.subset)
+           Column("tie_rate", "tie rate"), Column("first_shown_pick_rate", "first-shown picks")]
 
 
 class ToolEvalWinRateBenchmark(Benchmark):
@@ -126,7 +84,8 @@ class ToolEvalWinRateBenchmark(Benchmark):
 
     name = "tooleval-winrate"
     description = ("ToolEval (ToolBench): win rate of one answer set against another, judged "
-                   "by the run's model (both orders; ties count half)")
+                   "by the run's model (reference: rounds, ties apart; stable: both orders, "
+                   "ties count half)")
     Options = WinRateOptions
     dataset = None
     columns = COLUMNS
@@ -139,10 +98,11 @@ class ToolEvalWinRateBenchmark(Benchmark):
         if options.candidate is None or options.reference is None:
             raise ValueError("tooleval-winrate: options 'candidate' and 'reference' are both "
                              "needed (answer folders or run directories)")
-        for name in ("votes", "pref_votes"):
+        for name in ("votes", "pref_votes", "rounds"):
             if getattr(options, name) < 1:
                 raise ValueError(f"tooleval-winrate: option {name!r}: must be at least 1")
         self.options = options
+        self.mode = options.mode
         self._judge_config: Any = None
         self._judge_loaded = False
         self._samples: list[Sample] | None = None
@@ -159,20 +119,31 @@ class ToolEvalWinRateBenchmark(Benchmark):
         cfg = self.judge_config
         return (cfg.votes if cfg is not None and cfg.votes else None) or self.options.votes
 
+    @property
+    def temperature(self) -> float:
+        cfg = self.judge_config
+        if cfg is not None and cfg.temperature is not None:
+            return float(cfg.temperature)
+        given = self.options.temperature
+        return TEMPERATURE[self.mode] if given is None else given
+
     def mode_label(self) -> str:
-        return "both orders" + (", strict" if self.options.strict else "")
+        o = self.options
+        label = (f"reference, {o.rounds} rounds" + (", pass-rate statuses" if o.use_pass_rate
+                                                     else "")
+                 if self.mode == "reference" else "stable, both orders")
+        return label + (", strict" if o.strict else "")
 
     def config(self) -> dict[str, Any]:
         o, cfg = self.options, self.judge_config
-        temperature = cfg.temperature if cfg is not None and cfg.temperature is not None \
-            else o.temperature
         out: dict[str, Any] = {
             "candidate": str(o.candidate), "reference": str(o.reference),
             "subset": list(o.subset), "per_subset": o.per_subset, "votes": self.votes,
-            "pref_votes": o.pref_votes, "seed": o.seed, "strict": o.strict,
-            "mode": self.mode_label(), "temperature": temperature, "max_tokens": MAX_TOKENS,
-            "judge_seed": JUDGE_SEED,
-            "prompts": f"toolscore's own wording (sha256 {prompts_sha256()})"}
+            "pref_votes": o.pref_votes, "rounds": o.rounds, "use_pass_rate": o.use_pass_rate,
+            "seed": o.seed, "strict": o.strict, "mode": self.mode_label(),
+            "temperature": self.temperature, "max_tokens": MAX_TOKENS, "judge_seed": JUDGE_SEED,
+            "test_ids": None if o.test_ids is None else str(o.test_ids),
+            "prompts": prompts_label(self.mode)}
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
         return out
@@ -182,13 +153,10 @@ class ToolEvalWinRateBenchmark(Benchmark):
         if self._samples is None:
             o = self.options
             assert o.candidate is not None and o.reference is not None
-            cand = load_side(Path(o.candidate), o.subset, o.per_subset)
-            ref = load_side(Path(o.reference), o.subset, o.per_subset)
-            keys = list(cand) + [k for k in ref if k not in cand]
-            pairs = [Pair(k[0], k[1], cand.get(k, Side(None)), ref.get(k, Side(None)))
-                     for k in keys]
+            cand = load_side(Path(o.candidate), o.subset, o.per_subset, o.test_ids)
+            ref = load_side(Path(o.reference), o.subset, o.per_subset, o.test_ids)
             self._samples = [Sample(f"{p.subset}/{p.query_id}", p, {"split": p.subset})
-                             for p in pairs]
+                             for p in pairs(cand, ref)]
         return self._samples
 
     def check(self) -> None:
@@ -198,32 +166,47 @@ class ToolEvalWinRateBenchmark(Benchmark):
                                     "no queries to compare")
 
     # -- protocol ----------------------------------------------------------------------------
+    def _needs_labels(self) -> bool:
+        return self.mode == "stable" or self.options.use_pass_rate
+
     async def _label(self, judge: Any, side: Side) -> dict[str, Any]:
         """A side's pass label: stored, or judged now as the tooleval benchmark judges."""
         if side.sample is None:
-            return {"source": "missing", "passed": False}
+            return {"source": "missing", "passed": False, "label": False}
         if side.stored is not None:
             return {"source": "run", **side.stored}
+        if not self._needs_labels():
+            return {"source": "not needed"}
         s = side.sample
-        js = [await judge_once(judge, s, v) for v in range(self.votes)]
+        js = [await judge_once(judge, s, v, mode=self.mode) for v in range(self.votes)]
         gave_up = bool(s.answer and s.answer.finished and s.answer.gave_up)
         stored = [j.to_dict() for j in js]
         outcomes = [scoring.judgement(j, gave_up, self.options.strict).outcome for j in stored]
+        passed, label = query_pass(outcomes, self.options.seed, (s.subset, s.query_id),
+                                   self.mode)
         return {"source": "judged", "judgements": stored, "gave_up": gave_up,
-                "outcomes": outcomes,
-                "passed": reference_pass(outcomes, self.options.seed, (s.subset, s.query_id))}
+                "outcomes": outcomes, "passed": passed, "label": label}
 
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         pair: Pair = sample.data
-        judge = sample_judge(model, self.options.temperature, self.judge_config)
+        judge = sample_judge(model, self.temperature, self.judge_config)
         cand = await self._label(judge, pair.candidate)
         ref = await self._label(judge, pair.reference)
-        c = await compare(judge, pair.candidate.sample or _placeholder(pair),  # type: ignore[arg-type]
-                          pair.reference.sample or _placeholder(pair), cand["passed"],
-                          ref["passed"], self.options.pref_votes)
-        query = (pair.candidate.sample or pair.reference.sample).query  # type: ignore[union-attr]
+        c_sample = pair.candidate.sample or placeholder(pair)
+        r_sample = pair.reference.sample or placeholder(pair)
+        if self.mode == "reference":
+            labels = {"candidate": cand.get("label"), "reference": ref.get("label")} \
+                if self.options.use_pass_rate else None
+            c = await compare_rounds(judge, c_sample, r_sample,  # type: ignore[arg-type]
+                                     rounds=self.options.rounds, seed=self.options.seed,
+                                     labels=labels)
+        else:
+            c = await compare(judge, c_sample, r_sample,  # type: ignore[arg-type]
+                              cand.get("label"), ref.get("label"), self.options.pref_votes)
+        query = c_sample.query
         return {"subset": pair.subset, "query_id": pair.query_id, "query": query,
-                "judge": judge.name, "candidate": cand, "reference": ref,
+                "judge": judge.name, "procedure": self.mode, "candidate": cand,
+                "reference": ref,
                 "comparison": {**c.to_dict(), "first_shown_picked": c.first_shown_picked}}
 
     # -- scoring -----------------------------------------------------------------------------
@@ -231,6 +214,7 @@ class ToolEvalWinRateBenchmark(Benchmark):
         c = output.get("comparison") or {}
         winner = c.get("winner", ERROR)
         return {"winner": winner, "why": c.get("why"), "points": POINTS.get(winner),
+                "win": None if winner == ERROR else float(winner == "candidate"),
                 "candidate_passed": c.get("candidate_passed"),
                 "reference_passed": c.get("reference_passed")}
 
@@ -239,13 +223,14 @@ class ToolEvalWinRateBenchmark(Benchmark):
         comparisons = [comparison(r) for r in records]
         judges = sorted({str(r["output"].get("judge")) for r in records
                          if isinstance(r.get("output"), dict) and r["output"].get("judge")})
-        doc = report(comparisons, ", ".join(judges) or "", self.options.pref_votes)
+        votes = self.options.rounds if self.mode == "reference" else self.options.pref_votes
+        doc = report(comparisons, ", ".join(judges) or "", votes, self.mode)
         doc["pass_rate"] = {role: summarize(side_results(records, role, self.options.strict),
-                                            self.votes)
+                                            self.votes, self.mode)
                             for role in ("candidate", "reference")}
         doc["pass_rate"].update(votes=self.votes, seed=self.options.seed)
-        doc.update(mode=self.mode_label(), errors=sum(1 for r in records
-                                                      if r.get("status") != "ok"),
+        doc.update(mode=self.mode_label(), prompts=prompts_label(self.mode),
+                   errors=sum(1 for r in records if r.get("status") != "ok"),
                    usage=scoring.usage(records))
         if self.judge_config is not None:
             doc["judge_config"] = self.judge_config.identity()
@@ -260,61 +245,50 @@ class ToolEvalWinRateBenchmark(Benchmark):
             "first_shown_pick_rate")} for k, m in groups.items()}
 
     @classmethod
+    def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
+        return None  # a comparison has no pass/fail of its own
+
+    @classmethod
+    def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
+        """The win rate as the run's mode publishes it: the mean of ``win`` (reference: ties
+        count nothing) or of ``points`` (stable: ties count half) over judged queries."""
+        stable = any((r.get("output") or {}).get("procedure") == "stable" or (
+            isinstance(r.get("output"), dict) and "procedure" not in r["output"])
+            for r in records if r.get("status") == "ok")
+        return [IntervalMetric("win rate", "points" if stable else "win", key="win_rate")]
+
+    @classmethod
     def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
-        if not isinstance(metrics.get("overall"), dict):
+        overall = metrics.get("overall")
+        if not isinstance(overall, dict):
             return []
         rules = metrics.get("rules") or {}
         passes = metrics.get("pass_rate") or {}
         rate = {k: (passes.get(k) or {}).get("pass_rate") for k in ("candidate", "reference")}
         shown = ", ".join(f"{k} {'-' if v is None else f'{100 * v:.1f}%'}"
                           for k, v in rate.items())
-        return [f"rules: ties {rules.get('ties')}; orders {rules.get('orders')}",
-                f"pass rate (reference rule): {shown}",
-                f"judge: {metrics.get('judge')}; prompts: toolscore's own wording, not "
-                "ToolEval's"]
+        lines = [f"mode: {metrics.get('mode')}; ties {rules.get('ties')}; orders "
+                 f"{rules.get('orders')}"]
+        if rules.get("rounds"):
+            lines.append(f"rounds: {rules['rounds']}")
+        lines += [f"pass rate of the labels judged or reused: {shown}",
+                  f"judge: {metrics.get('judge')}; prompts: "
+                  f"{metrics.get('prompts') or prompts_label('stable')}"]
+        if str(metrics.get("mode", "")).startswith("reference") and overall.get("errors"):
+            lines.append(f"{overall['errors']} queries with a judge error are left out (the "
+                         "reference run would have stopped)")
+        return lines
 
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
         output = record.get("output") if isinstance(record.get("output"), dict) else {}
         c = output.get("comparison") or {}
         messages = [{"role": "user", "content": output.get("query", "")}]
+        for r in c.get("rounds") or []:
+            messages.append({"role": "judge", "content": f"round {r.get('round', 0) + 1}: "
+                             f"{r.get('winner')} ({r.get('why')})"})
         for v in c.get("verdicts") or []:
             said = v.get("label") or f"error: {v.get('error')}"
             messages.append({"role": "judge", "content": f"{v.get('template')}: {said}. "
                              f"{v.get('reason') or ''}".strip()})
         summary = f"{c.get('winner', '')} ({c.get('why', '')})" if c else ""
         return {"summary": summary, "messages": messages}
-
-
-def comparison(record: dict[str, Any]) -> Comparison:
-    """A stored record as the win-rate summary's :class:`Comparison`; a sample the runner
-    recorded as an error (infrastructure) is one judge error."""
-    output = record.get("output") if isinstance(record.get("output"), dict) else {}
-    subset = str(output.get("subset") or (record.get("meta") or {}).get("split") or "")
-    qid = str(output.get("query_id") or str(record.get("id", "")).partition("/")[2])
-    if record.get("status") != "ok":
-        error = str(record.get("error") or "infrastructure")
-        failed = scoring.verdict_from_dict({"template": "(infrastructure)", "error": error})
-        return Comparison(subset, qid, ERROR, "judge error", verdicts=[failed])
-    c = output.get("comparison") or {}
-    return Comparison(subset, qid, str(c.get("winner", ERROR)), str(c.get("why", "")),
-                      c.get("candidate_passed"), c.get("reference_passed"),
-                      list(c.get("orders") or []), list(c.get("first_shown_picked") or []),
-                      [scoring.verdict_from_dict(v) for v in c.get("verdicts") or []])
-
-
-def side_results(records: list[dict[str, Any]], role: str,
-                 strict: bool = False) -> list[QueryResult]:
-    """The pass-rate results of one side over the queries it answered (or was asked)."""
-    out = []
-    for r in records:
-        output = r.get("output") if isinstance(r.get("output"), dict) else None
-        side = (output or {}).get(role) or {}
-        if output is None or side.get("source") in (None, "missing"):
-            continue
-        js = scoring.judgements({"judgements": side.get("judgements"),
-                                 "gave_up": side.get("gave_up")}, strict)
-        for j, outcome in zip(js, side.get("outcomes") or [], strict=False):
-            j.outcome = outcome
-        out.append(QueryResult(str(output["subset"]), str(output["query_id"]), js,
-                               side.get("passed")))
-    return out
