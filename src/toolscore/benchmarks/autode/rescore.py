@@ -44,6 +44,7 @@ from toolscore.benchmarks.autode.scoring import (
     score_trial,
 )
 from toolscore.stats import icc3, pearson_r
+from toolscore.stats.agreement import pearson_repeated
 
 ASSISTANTS = ("gpt35", "claude_instant_1_2", "codellama13b_oasst", "zephyr_7b_alpha", "llama70b")
 REFUSAL_REASONS = ("Round limit reached", "Context length exceeded")
@@ -234,10 +235,14 @@ def system_agreement(method: Mapping[str, float], reference: Mapping[str, float]
 
 
 def sample_agreement(a: RunMetrics, b: RunMetrics) -> Agreement:
-    """Agreement of two runs over per-case F1 (each averaged over its run's trials)."""
+    """Agreement of run ``a`` with reference ``b`` over per-case F1, as AutoDE's code computes
+    it: Pearson pairs every (trial, case) F1 of ``a`` with ``b``'s case F1 repeated for each
+    trial; ICC(3,1) is over the per-case means."""
     if a.n_cases != b.n_cases:
         raise ValueError(f"{a.name} has {a.n_cases} cases, {b.name} has {b.n_cases}")
-    return agreement(a.per_case_f1, b.per_case_f1)
+    per_trial = [[c.f1 for c in t.cases] for t in a.exact.trials]
+    return Agreement(a.n_cases, pearson_repeated(per_trial, b.per_case_f1),
+                     icc3(np.column_stack([a.per_case_f1, b.per_case_f1])))
 
 
 def score_table1(root: Path, api_docs: Sequence[ApiDoc] | None = None
