@@ -75,3 +75,27 @@ def test_cli_resume_of_a_locked_run_exits_2_with_one_line(tmp_path: Path) -> Non
     lines = [line for line in second.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "is writing this run directory" in lines[0], second.stderr
     assert (run_dir / "samples.jsonl").read_bytes() == before
+
+
+def test_tooltalk_scores_do_not_depend_on_the_order_samples_finished() -> None:
+    """A resumed run appends samples in another order than an uninterrupted one: the split
+    metrics (soft_success is a sum of fractions) must come out byte-identical."""
+    import json
+    import random
+
+    from toolscore.benchmarks.tooltalk.scoring import ConversationScore, aggregate
+
+    rng = random.Random(7)
+    scores = []
+    for _ in range(50):
+        truths = rng.randint(1, 9)
+        matches = rng.randint(0, truths)
+        actions = rng.randint(0, 7)
+        bad = rng.randint(0, actions)
+        scores.append(ConversationScore(predictions=matches + rng.randint(0, 3),
+                                        ground_truths=truths, matches=matches, actions=actions,
+                                        valid_actions=actions - bad, bad_actions=bad))
+    first = json.dumps(aggregate(scores), sort_keys=True)
+    for _ in range(30):
+        rng.shuffle(scores)
+        assert json.dumps(aggregate(scores), sort_keys=True) == first
