@@ -74,6 +74,8 @@ def _base64_cores(secret: bytes) -> set[str]:
             text = encode(padded).decode()
             first = -(-shift // 3)  # first group holding no prefix byte
             last = (len(padded)) // 3  # groups before this one hold no suffix byte
+            if shift == 0:  # the secret encoded alone: blank its padded tail too
+                cores |= {text, text.rstrip("=")}
             core = text[4 * first:4 * last]
             if len(core) >= MIN_TAIL:
                 cores.add(core)
