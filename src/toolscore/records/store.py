@@ -53,12 +53,14 @@ class RunLock:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._fh: Any = None
+        self._created = False
 
     def acquire(self) -> RunLock:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX
             return self
+        self._created = not self.path.exists()
         self.path.mkdir(parents=True, exist_ok=True)
         fh = open(self.path / LOCK_FILE, "a+", encoding="utf-8")
         try:
@@ -80,6 +82,10 @@ class RunLock:
 
     def release(self) -> None:
         if self._fh is not None:
+            # A run that failed before writing anything (bad data) leaves no directory behind.
+            if self._created and [p.name for p in self.path.iterdir()] == [LOCK_FILE]:
+                (self.path / LOCK_FILE).unlink()
+                self.path.rmdir()
             self._fh.close()  # closing the descriptor drops the flock
             self._fh = None
 
