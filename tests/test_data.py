@@ -67,3 +67,50 @@ def test_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         find_dataset("tooltalk", download=False)
     message = str(err.value)
     assert "\n" not in message and "user cache" in message and "TOOLSCORE_DATA" in message
+
+
+# -- zip path traversal (issue 10, item 9): names inside a downloaded archive are untrusted ----
+def _crafted(tmp: Path, member: str, *, symlink: bool = False) -> zipfile.ZipFile:
+    path = tmp / "crafted.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("top/data/databases/Account.json", "{}")
+        info = zipfile.ZipInfo(member)
+        if symlink:
+            info.external_attr = (0o120777 << 16)
+        zf.writestr(info, "../../outside" if symlink else "pwned")
+    return zipfile.ZipFile(path)
+
+
+@pytest.mark.parametrize("member", [
+    "top/data/../../escaped.txt",
+    "top/data/sub/../../../escaped.txt",
+    "/tmp/escaped.txt",
+    "top/data/..\\..\\escaped.txt",
+    "C:/escaped.txt",
+])
+def test_extraction_refuses_a_member_outside_the_target(tmp_path: Path, member: str) -> None:
+    from toolscore.data import UnsafeArchive, extract_subdir
+
+    target = tmp_path / "out" / "tooltalk"
+    with _crafted(tmp_path, member) as zf, pytest.raises(UnsafeArchive, match="archive member"):
+        extract_subdir(zf, "data", target)
+    # refused before anything is written, and nothing lands next to the target
+    assert not target.exists()
+    assert not list(tmp_path.rglob("escaped.txt"))
+
+
+def test_extraction_refuses_symlinks(tmp_path: Path) -> None:
+    from toolscore.data import UnsafeArchive, extract_subdir
+
+    with _crafted(tmp_path, "top/data/link", symlink=True) as zf, \
+            pytest.raises(UnsafeArchive, match="symbolic"):
+        extract_subdir(zf, "data", tmp_path / "out")
+
+
+def test_extraction_keeps_the_subdir_only(tmp_path: Path) -> None:
+    from toolscore.data import extract_subdir
+
+    with _crafted(tmp_path, "top/README.md") as zf:
+        written = extract_subdir(zf, "data", tmp_path / "out")
+    assert [p.relative_to((tmp_path / "out").resolve()).as_posix() for p in written] == [
+        "databases/Account.json"]

@@ -123,13 +123,7 @@ def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
     tmp = target.with_name(target.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(io.BytesIO(blob)) as zf:
-        top = zf.namelist()[0].split("/")[0]
-        prefix = f"{top}/{source.subdir}/"
-        for member in zf.namelist():
-            if member.startswith(prefix) and not member.endswith("/"):
-                dest = tmp / member[len(prefix):]
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(zf.read(member))
+        extract_subdir(zf, source.subdir, tmp)
     got = content_checksum(tmp, source.files)
     if got != source.sha256:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -137,6 +131,46 @@ def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
     return target
+
+
+class UnsafeArchive(DataNotFound):
+    """An archive with a member that would be written outside the extraction folder."""
+
+
+def extract_subdir(zf: zipfile.ZipFile, subdir: str, target: Path) -> list[Path]:
+    """Extract ``<top>/<subdir>/...`` of a source archive into ``target``; returns the files.
+
+    Every member path is checked before anything is written: an absolute path, a drive, a
+    ``..`` part or a symlink entry that would land outside ``target`` refuses the whole archive
+    (a downloaded file decides these names, so they are untrusted input).
+    """
+    names = zf.namelist()
+    if not names:
+        raise UnsafeArchive("archive is empty")
+    top = names[0].split("/")[0]
+    prefix = f"{top}/{subdir}/"
+    root = target.resolve()
+    plan: list[tuple[zipfile.ZipInfo, Path]] = []
+    for info in zf.infolist():
+        member = info.filename
+        if "\\" in member or member.startswith("/") or ":" in member.split("/")[0]:
+            raise UnsafeArchive(f"archive member {member!r}: absolute or non-POSIX path")
+        if ".." in member.split("/"):
+            raise UnsafeArchive(f"archive member {member!r}: path leaves the target folder")
+        if (info.external_attr >> 16) & 0o170000 == 0o120000:
+            raise UnsafeArchive(f"archive member {member!r}: symbolic links are not extracted")
+        if not member.startswith(prefix) or member.endswith("/"):
+            continue
+        dest = (root / member[len(prefix):]).resolve()
+        if dest != root and root not in dest.parents:
+            raise UnsafeArchive(f"archive member {member!r}: path leaves the target folder")
+        plan.append((info, dest))
+    written = []
+    for info, dest in plan:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(zf.read(info))
+        written.append(dest)
+    return written
 
 
 # -- reading user-written files (one-line errors naming file and line) --------------------------

@@ -15,6 +15,7 @@ from rich.markup import escape
 from toolscore.data import DataNotFound
 from toolscore.entrypoints import ExtensionError
 from toolscore.records import RunStoreError
+from toolscore.report.export import printable
 
 err = Console(stderr=True)
 # Mistakes in what the user asked for: one line on stderr and exit code 2, no traceback.
@@ -29,7 +30,8 @@ EXIT_INCOMPLETE = 3
 
 
 def fail(message: str) -> NoReturn:
-    err.print(f"[red]error:[/red] {escape(' '.join(message.split()))}", highlight=False,
+    err.print(f"[red]error:[/red] {escape(printable(' '.join(message.split())))}",
+              highlight=False,
               soft_wrap=True)
     raise SystemExit(EXIT_USAGE)
 
@@ -83,4 +85,4 @@ def fmt(value: Any, kind: str = "number", digits: int = 1) -> str:
         return str(int(value))
     if isinstance(value, float):
         return f"{value:.3g}" if abs(value) < 1 else f"{value:.2f}"
-    return str(value)
+    return printable(str(value))  # a cell may hold model or endpoint text

@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import InfraError, classify_sdk_error, redact
+from toolscore.models.base import InfraError, classify_sdk_error, redact, strip_credentials
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
@@ -225,7 +225,7 @@ class AnthropicModel:
 
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "anthropic", "model": self.model,
-                "base_url": (self.base_url or "").rstrip("/")}
+                "base_url": (strip_credentials(self.base_url) or "").rstrip("/")}
 
     def check_config(self, config: GenerateConfig) -> None:
         check_config(config)

@@ -27,16 +27,111 @@ class InfraError(Exception):
 E = TypeVar("E", bound=Exception)
 
 
-def redact(err: E, secret: str | None) -> E:
-    """The same error with ``secret`` blanked out of its message: error text ends up in logs
-    and run records, and some endpoints echo the credentials they rejected."""
+MIN_TAIL = 8  # shortest tail of a key redacted on its own (shorter tails are not identifying)
+
+
+def strip_credentials(url: str | None) -> str | None:
+    """``url`` without a ``user:password@`` part: a base URL is stored in run.json, model and
+    cache identities, so credentials written into it must not travel with it. The same
+    endpoint therefore has the same identity whatever credentials reach it."""
+    if not url or "@" not in url:
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=host))
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The user name and password of a URL's userinfo (secrets to redact from error text)."""
+    if not url or "@" not in url:
+        return []
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        found = [parts.password, parts.username]
+    except ValueError:
+        return []
+    return [unquote(s) for s in found if s]
+
+
+def _base64_cores(secret: bytes) -> set[str]:
+    """The base64 text that ``secret`` encodes to wherever it sits in a longer encoded string:
+    for each of the three byte alignments, the groups made only of the secret's bytes."""
+    import base64
+
+    cores: set[str] = set()
+    for shift in range(3):
+        padded = b"\0" * shift + secret
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(padded).decode()
+            first = -(-shift // 3)  # first group holding no prefix byte
+            last = (len(padded)) // 3  # groups before this one hold no suffix byte
+            if shift == 0:  # the secret encoded alone: blank its padded tail too
+                cores |= {text, text.rstrip("=")}
+            core = text[4 * first:4 * last]
+            if len(core) >= MIN_TAIL:
+                cores.add(core)
+                cores.add(core.rstrip("="))
+    return cores
+
+
+def secret_forms(secret: str) -> list[str]:
+    """Every text form of ``secret`` an endpoint has been seen to echo: as is, URL-encoded,
+    base64 (standard and URL-safe, in any alignment, e.g. inside a Basic auth header) and its
+    tails of at least ``MIN_TAIL`` characters ("...key ending in 3f9a0c71b2"). Longest first,
+    so a longer form is blanked before a tail of it."""
+    from urllib.parse import quote, quote_plus
+
+    forms = {secret, quote(secret, safe=""), quote_plus(secret)}
+    raw = secret.encode("utf-8", "surrogatepass")
+    forms |= _base64_cores(raw)
+    forms |= {secret[i:] for i in range(1, len(secret) - MIN_TAIL + 1)}
+    return sorted((f for f in forms if len(f) >= min(MIN_TAIL, len(secret))), key=len,
+                  reverse=True)
+
+
+def redact_text(text: str, secrets: str | list[str] | None) -> str:
+    """``text`` with every known form of each secret replaced by ``***``."""
+    if isinstance(secrets, str):
+        secrets = [secrets]
+    for secret in secrets or []:
+        if not secret:
+            continue
+        for form in secret_forms(secret):
+            if form in text:
+                text = text.replace(form, "***")
+    return text
+
+
+def redact(err: E, secret: str | list[str] | None) -> E:
+    """The same error with ``secret`` blanked out of its message, in every form in
+    :func:`secret_forms`: error text ends up in logs, run records, reports and exports, and
+    some endpoints echo the credentials they rejected, often encoded or cut to a tail."""
     text = str(err)
-    if not secret or secret not in text:
+    clean = redact_text(text, secret)
+    if clean == text:
         return err
     if isinstance(err, InfraError):
-        return InfraError(text.replace(secret, "***"), retryable=err.retryable,  # type: ignore
-                          status=err.status)
-    return type(err)(text.replace(secret, "***"))
+        return InfraError(clean, retryable=err.retryable,  # type: ignore[return-value]
+                          status=err.status, retry_after=err.retry_after)
+    try:
+        return type(err)(clean)
+    except Exception:  # an exception type with its own constructor: keep the text safe
+        return RuntimeError(clean)  # type: ignore[return-value]
+
+
+def model_secrets(model: Any) -> list[str]:
+    """What a model holds that must never be written: its API key and URL credentials."""
+    found = [getattr(model, "_api_key", None)] + url_secrets(getattr(model, "base_url", None))
+    return [s for s in found if isinstance(s, str) and s]
 
 
 RETRYABLE_4XX = frozenset({408, 409, 429})

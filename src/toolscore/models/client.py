@@ -22,7 +22,7 @@ import weakref
 from pathlib import Path
 
 from toolscore.models.accounting import record_usage
-from toolscore.models.base import InfraError, Model
+from toolscore.models.base import InfraError, Model, model_secrets, redact
 from toolscore.models.cache import ResponseCache, cache_key
 from toolscore.models.retry import RetryPolicy, call_with_retry
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
@@ -189,9 +189,14 @@ class ModelClient:
             reply.model = reply.model or self.model.name
             return reply
 
+        # Every error leaving the client is redacted here, whatever the provider did: its
+        # text reaches logs, samples.jsonl, reports and exports.
+        secrets = model_secrets(self.model)
+
         def failed(n: int, err: InfraError) -> None:
             self.failures += 1
-            log.info("%s (%s) attempt %d failed: %s", self.model.name, self.role, n + 1, err)
+            log.info("%s (%s) attempt %d failed: %s", self.model.name, self.role, n + 1,
+                     redact(err, secrets))
 
         try:
             async with sem:
@@ -207,8 +212,16 @@ class ModelClient:
             else:
                 if not e.retryable:
                     self.failures += 1
-                log.warning("%s (%s) failed: %s", self.model.name, self.role, e)
+                safe = redact(e, secrets)
+                log.warning("%s (%s) failed: %s", self.model.name, self.role, safe)
+                if safe is e:
+                    raise
+                raise safe from None
+        except Exception as e:
+            safe = redact(e, secrets)
+            if safe is e:
                 raise
+            raise safe from None
         self.usage.add(reply.usage)
         record_usage(self.role, reply.usage)
         if key is not None and self.cache is not None:

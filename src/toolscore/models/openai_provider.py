@@ -20,7 +20,13 @@ import os
 import sys
 from typing import Any
 
-from toolscore.models.base import ContextLengthExceeded, InfraError, classify_sdk_error, redact
+from toolscore.models.base import (
+    ContextLengthExceeded,
+    InfraError,
+    classify_sdk_error,
+    redact,
+    strip_credentials,
+)
 from toolscore.models.cache import ToolsMemo
 from toolscore.models.loopbound import PerLoop
 from toolscore.models.openai_params import (  # noqa: F401  (request_settings: public name)
@@ -281,7 +287,7 @@ class OpenAIModel:
 
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "openai", "model": self.model,
-                "base_url": (self.base_url or "").rstrip("/")}
+                "base_url": (strip_credentials(self.base_url) or "").rstrip("/")}
 
     def _make_client(self) -> Any:
         """The SDK client, on the SDK's aiohttp transport when it is installed.

@@ -15,6 +15,7 @@ from typing import Any
 from toolscore.records.schema import FORMAT_VERSION, RecordError, RunConfig, SampleRecord
 
 RUN_FILE = "run.json"
+LOCK_FILE = ".lock"
 SAMPLES_FILE = "samples.jsonl"
 SCORES_FILE = "scores.json"
 
@@ -34,6 +35,67 @@ class RunStoreError(ValueError):
     """A run directory that cannot be read (one line naming the file)."""
 
 
+class RunLocked(RunStoreError):
+    """Another process is writing this run directory (a run or a resume)."""
+
+
+class RunLock:
+    """An exclusive lock on a run directory while a run or resume writes it.
+
+    Two writers would run the same samples twice and interleave their lines, so the second one
+    is refused at once with a one-line :class:`RunLocked`. The lock is an ``flock`` on
+    ``<run dir>/.lock``: the kernel drops it when the holder exits, however it exits (SIGKILL
+    included), so a lock left by a killed run never blocks the resume that follows. The file
+    itself stays behind and means nothing on its own. Where ``fcntl`` is missing (Windows) no
+    lock is taken.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._fh: Any = None
+        self._created = False
+
+    def acquire(self) -> RunLock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return self
+        self._created = not self.path.exists()
+        self.path.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path / LOCK_FILE, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip()
+            fh.close()
+            raise RunLocked(f"{self.path}: another toolscore process"
+                            + (f" (pid {holder})" if holder.isdigit() else "")
+                            + " is writing this run directory; wait for it to finish or "
+                            "stop it, then resume") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        self._fh = fh
+        return self
+
+    def release(self) -> None:
+        if self._fh is not None:
+            # A run that failed before writing anything (bad data) leaves no directory behind.
+            if self._created and [p.name for p in self.path.iterdir()] == [LOCK_FILE]:
+                (self.path / LOCK_FILE).unlink()
+                self.path.rmdir()
+            self._fh.close()  # closing the descriptor drops the flock
+            self._fh = None
+
+    def __enter__(self) -> RunLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
 def sample_key(record: dict[str, Any]) -> tuple[str, int]:
     return str(record["id"]), int(record.get("epoch", 0))
 
@@ -45,6 +107,10 @@ class RunStore:
     @property
     def samples_path(self) -> Path:
         return self.path / SAMPLES_FILE
+
+    def lock(self) -> RunLock:
+        """An exclusive :class:`RunLock` on this directory (``with store.lock(): ...``)."""
+        return RunLock(self.path)
 
     def exists(self) -> bool:
         return (self.path / RUN_FILE).is_file()

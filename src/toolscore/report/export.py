@@ -27,6 +27,22 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+# Characters that act instead of showing: C0/C1 controls (ESC starts terminal sequences that
+# move the cursor, rewrite the title or hide text), DEL, and the bidirectional overrides and
+# isolates that reorder what a reader sees (a "Trojan Source" display). Newlines and tabs stay.
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_ACTIVE = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]
+           if chr(c) not in "\n\t"}
+_ACTIVE.update({ord(ch): f"\\u{ord(ch):04x}" for ch in _BIDI})
+
+
+def printable(value: Any) -> Any:
+    """``value`` with every control, escape and bidi character shown as its ``\\xNN`` or
+    ``\\uNNNN`` text: model and endpoint text is data, so a terminal, a spreadsheet or a
+    browser must display it, never obey it. Non-strings pass through unchanged."""
+    return value.translate(_ACTIVE) if isinstance(value, str) else value
+
+
 def sorted_records(path: str | Path) -> list[dict[str, Any]]:
     """The latest record of every (sample id, epoch) of a run."""
     store = RunStore(path)
@@ -71,7 +87,8 @@ def write_rows(fh: IO[str], fmt: str, columns: list[str], rows: list[dict[str, A
     if fmt == "csv":
         writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in rows)
+        writer.writerows({k: ("" if v is None else printable(v)) for k, v in row.items()}
+                         for row in rows)
     elif fmt == "jsonl":
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")

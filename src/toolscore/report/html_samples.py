@@ -18,6 +18,7 @@ import html
 import json
 from typing import Any
 
+from toolscore.report.export import printable
 from toolscore.report.html_data import failed
 from toolscore.report.intervals import split_of
 
@@ -26,7 +27,8 @@ TONES = {"ok": "ok", "bad": "bad", "tag": "tag", "strong": "strong"}
 
 
 def esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """HTML-escaped text with controls and bidi overrides made visible (:func:`printable`)."""
+    return html.escape(printable(str(value)), quote=True)
 
 
 def _text(value: Any) -> str:

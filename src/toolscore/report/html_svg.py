@@ -10,11 +10,13 @@ import html
 import math
 from typing import Any
 
+from toolscore.report.export import printable
+
 PALETTE = ["#3b6ea8", "#e07b39", "#5a9e4b", "#b8474b", "#7d5fa6", "#8c6d46", "#c561a6"]
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    return html.escape(printable(str(value)), quote=True)
 
 
 def _ok(x: Any) -> bool:

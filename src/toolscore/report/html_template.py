@@ -13,6 +13,8 @@ import json
 import secrets
 from typing import Any
 
+from toolscore.report.export import printable
+
 CSS = """
 :root{--fg:#1d2430;--muted:#68707d;--line:#d9dde3;--pass:#2e7d32;--fail:#b3261e;--bg2:#f5f7fa}
 *{box-sizing:border-box}
@@ -150,7 +152,7 @@ def page(title: str, body: str, data: Any) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="icon" href="data:,">'
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>\n"
+        f"<title>{html.escape(printable(title))}</title><style>{CSS}</style></head><body>\n"
         f"{body}\n"
         f'<script type="application/json" id="report-data">{json_for_script(data)}</script>\n'
         f'<script nonce="{nonce}">{JS}</script>\n</body></html>\n'

@@ -135,10 +135,11 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                             "(in Python: toolscore.resume)")
     stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
     data_dir = bench.config().get("data_dir") if isinstance(benchmark, str) else None
-    return await _execute(bench, store, model, base_url, epochs, limit, max_concurrency, cache,
-                          timeout, progress, on_record, new=True, options=stored,
-                          data=data_dir if data_dir is not None else _str(data),
-                          model_args=args)
+    with store.lock():  # one writer per run directory (a second one is refused at once)
+        return await _execute(bench, store, model, base_url, epochs, limit, max_concurrency,
+                              cache, timeout, progress, on_record, new=True, options=stored,
+                              data=data_dir if data_dir is not None else _str(data),
+                              model_args=args)
 
 
 def _str(value: str | Path | None) -> str | None:
@@ -155,12 +156,13 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
     store = RunStore(run_dir)
     config = store.config()
     bench = benchmark or rebuild_benchmark(config)
-    return await _execute(bench, store, config.model, config.base_url, config.epochs,
-                          config.limit, max_concurrency or config.max_concurrency,
-                          cache if cache is not None else (config.cache or None),
-                          timeout or config.timeout, progress, on_record, new=False,
-                          options=config.options, data=config.data,
-                          model_args=stored_model_args(config, store.path))
+    with store.lock():
+        return await _execute(bench, store, config.model, config.base_url, config.epochs,
+                              config.limit, max_concurrency or config.max_concurrency,
+                              cache if cache is not None else (config.cache or None),
+                              timeout or config.timeout, progress, on_record, new=False,
+                              options=config.options, data=config.data,
+                              model_args=stored_model_args(config, store.path))
 
 
 def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
@@ -193,6 +195,7 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
                    cache: str | Path | None, timeout: float, progress: bool,
                    on_record: Any, *, new: bool, options: dict[str, Any],
                    data: str | None, model_args: dict[str, Any] | None = None) -> Run:
+    from toolscore.models.base import strip_credentials
     from toolscore.models.factory import cache_path, make_client
 
     cap = bench.max_concurrency()
@@ -209,8 +212,8 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
     if new:
         identity = client.model.cache_identity() if client is not None else {}
         config = new_run_config(bench, model, identity, run_options, options=options,
-                                data=data, base_url=base_url, timeout=timeout,
-                                model_args=dict(model_args or {}),
+                                data=data, base_url=strip_credentials(base_url),
+                                timeout=timeout, model_args=dict(model_args or {}),
                                 cache=None if cache_file is None else str(cache_file))
         store.write_config(config)
     else:
@@ -258,8 +261,9 @@ def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: boo
     records = rescore(bench, store)
     metrics = bench.aggregate(records)
     if write if write is not None else not overrides:
-        store.rewrite(records)
-        store.write_scores(metrics)
+        with store.lock():
+            store.rewrite(records)
+            store.write_scores(metrics)
     shown = RunConfig(**{**config.to_dict(), "benchmark_config": bench.config()})
     run = Run(store.path, shown, metrics)
     run._records = sorted(records, key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))

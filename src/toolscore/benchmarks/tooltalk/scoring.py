@@ -19,6 +19,7 @@ follows the intent stated in that script's comment instead of its code.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -265,7 +266,9 @@ def aggregate(scores: Iterable[ConversationScore]) -> dict[str, Any]:
                                   if total["actions"] else 0.0),
         "successes": sum(s.success for s in scores),
         "success_rate": sum(s.success for s in scores) / n if n else 0.0,
-        "soft_success": sum(s.soft_success for s in scores) / n if n else 0.0,
+        # fsum is exact, so the total does not depend on the order conversations finished
+        # in: a resumed run and an uninterrupted one write byte-identical scores.
+        "soft_success": math.fsum(s.soft_success for s in scores) / n if n else 0.0,
         "errors": {e: errors.get(e, 0) for e in ERROR_TYPES},
     }
 
