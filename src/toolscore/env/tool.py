@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import inspect
 import re
-import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any
+
+from toolscore.env.schema import SchemaError, schema_for
+
+__all__ = ["CallRecord", "MatchContext", "SchemaError", "Tool", "parse_docstring", "schema_for",
+           "tool"]
 
 Similarity = Callable[[Any, Any], float]
 
@@ -53,31 +57,6 @@ class CallRecord:
         req = d.get("request") or {}
         return cls(name=req.get("api_name", ""), arguments=req.get("parameters"),
                    response=d.get("response"), exception=d.get("exception"))
-
-
-_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
-                               dict: "object", list: "array"}
-
-
-def schema_for(annotation: Any) -> dict[str, Any]:
-    """JSON schema of a type hint (str, int, float, bool, list[...], dict, Literal, Optional)."""
-    origin = get_origin(annotation)
-    if origin is Literal:
-        values = list(get_args(annotation))
-        return {"type": _JSON_TYPES[type(values[0])], "enum": values}
-    if origin in (Union, types.UnionType):
-        inner = [a for a in get_args(annotation) if a is not type(None)]
-        if len(inner) == 1:
-            return schema_for(inner[0])
-        return {"anyOf": [schema_for(a) for a in inner]}
-    if origin in (list, typing.List):  # noqa: UP006
-        (item,) = get_args(annotation) or (Any,)
-        return {"type": "array"} if item is Any else {"type": "array", "items": schema_for(item)}
-    if origin in (dict, typing.Dict):  # noqa: UP006
-        return {"type": "object"}
-    if annotation in _JSON_TYPES:
-        return {"type": _JSON_TYPES[annotation]}
-    return {}
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -204,12 +183,19 @@ def tool(
     """Decorator: turn ``def f(env, a: str, b: int | None = None) -> dict`` into a Tool.
 
     The first parameter receives the Environment. Parameters without a default are required.
-    ``session_token`` is hidden automatically for ``auth`` tools.
+    ``session_token`` is hidden automatically for ``auth`` tools. A parameter whose type has
+    no JSON schema (see :mod:`toolscore.env.schema`) is a TypeError naming the tool and the
+    parameter, raised here rather than when a model is first shown the tool.
     """
 
     def wrap(fn: Callable[..., Any]) -> Tool:
+        tool_name = name or fn.__name__
         doc, param_docs = parse_docstring(fn.__doc__)
-        hints = typing.get_type_hints(fn, include_extras=False)
+        try:
+            hints = typing.get_type_hints(fn, include_extras=False)
+        except Exception as e:  # an unresolvable forward reference, a bad annotation
+            raise SchemaError(f"tool {tool_name!r}: cannot read its type hints "
+                              f"({type(e).__name__}: {e})") from None
         sig = inspect.signature(fn)
         hide = set(hidden) | ({"session_token"} if auth else set())
         props: dict[str, Any] = {}
@@ -217,7 +203,10 @@ def tool(
         for i, (pname, p) in enumerate(sig.parameters.items()):
             if i == 0 or pname in hide or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
                 continue
-            prop = schema_for(hints.get(pname, Any))
+            try:
+                prop = schema_for(hints.get(pname, Any))
+            except SchemaError as e:
+                raise SchemaError(f"tool {tool_name!r}, parameter {pname!r}: {e}") from None
             if pname in param_docs:
                 prop["description"] = param_docs[pname]
             props[pname] = prop
@@ -226,7 +215,7 @@ def tool(
         schema: dict[str, Any] = {"type": "object", "properties": props}
         if required:
             schema["required"] = required
-        return Tool(name=name or fn.__name__, description=description or doc, parameters=schema,
+        return Tool(name=tool_name, description=description or doc, parameters=schema,
                     fn=fn, action=action, auth=auth, equivalence=equivalence,
                     hidden=tuple(sorted(hide)))
 
