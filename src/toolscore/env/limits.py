@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolscore.types import clean_text
+
 # Per stored value (one call's name, arguments, response or exception; one message's text).
 VALUE_LIMIT = 16_384
 NAME_LIMIT = 1_024
@@ -26,20 +28,23 @@ def truncated_marker(length: int) -> str:
 
 
 def bounded_text(text: Any, limit: int = VALUE_LIMIT) -> Any:
-    """``text`` cut to ``limit`` characters plus a marker giving its full length (non-strings
-    are returned unchanged)."""
-    if not isinstance(text, str) or len(text) <= limit:
+    """``text`` cut to ``limit`` characters plus a marker giving its full length, with lone
+    surrogates replaced (a stored record must encode as UTF-8); non-strings are unchanged."""
+    if not isinstance(text, str):
         return text
-    return text[:limit] + truncated_marker(len(text))
+    if len(text) > limit:
+        text = text[:limit] + truncated_marker(len(text))
+    return clean_text(text)
 
 
 def bounded(value: Any, limit: int = VALUE_LIMIT) -> Any:
-    """A JSON value whose JSON text is at most about ``limit`` characters (markers included);
-    ``value`` itself when it already fits. Dicts stay dicts and lists stay lists."""
+    """A JSON value whose JSON text is at most about ``limit`` characters (markers included)
+    and encodes as UTF-8; ``value`` itself when it already does. Dicts stay dicts and lists
+    stay lists."""
     try:
-        if len(json.dumps(value, ensure_ascii=False, default=str)) <= limit:
+        if len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")) <= limit:
             return value
-    except (ValueError, TypeError, RecursionError):
+    except (ValueError, TypeError, RecursionError):  # too deep, or broken Unicode to replace
         pass
     return _walk(value, [limit], 0)
 
