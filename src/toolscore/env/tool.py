@@ -6,6 +6,7 @@ executed cannot drift apart.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import typing
 from collections.abc import Callable
@@ -53,10 +54,36 @@ class CallRecord:
                 "response": self.response, "exception": self.exception}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CallRecord:
-        req = d.get("request") or {}
-        return cls(name=req.get("api_name", ""), arguments=req.get("parameters"),
-                   response=d.get("response"), exception=d.get("exception"))
+    def from_dict(cls, d: Any) -> CallRecord:
+        """Read a stored call. A stored prediction of another shape (a hand-edited record,
+        another tool's file) is read as far as it goes, never a crash: a name that is not a
+        string becomes its JSON text (an unknown tool), arguments that are not an object are
+        unparseable (None), and a record that is not an object at all is a failed call."""
+        if not isinstance(d, dict):
+            return cls(name="", arguments=None, exception=MALFORMED_RECORD)
+        req = d.get("request")
+        req = req if isinstance(req, dict) else {}
+        name = req.get("api_name", "")
+        arguments = req.get("parameters")
+        exception = d.get("exception")
+        return cls(name=name if isinstance(name, str) else _json_text(name),
+                   arguments=arguments if isinstance(arguments, dict) else None,
+                   response=d.get("response"),
+                   exception=(exception if exception is None or isinstance(exception, str)
+                              else _json_text(exception)))
+
+
+MALFORMED_RECORD = "Malformed call record"
+
+
+def _json_text(value: Any) -> str:
+    """A stored value that should have been text, as its JSON text ("" for null)."""
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return repr(value)[:1000]
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
