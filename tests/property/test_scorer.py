@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from property.strategies import FUZZ, json_values, texts
 
@@ -17,6 +17,8 @@ from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS
 from toolscore.benchmarks.tooltalk.scoring import TurnCalls
 from toolscore.env.tool import CallRecord, MatchContext
 
+# A whole conversation is a large example to draw: fewer of them keep each test to seconds.
+SCORED = settings(FUZZ, max_examples=100)
 DEMO = make_benchmark("demo", embedder="hashing")
 TOOLS = {"demo": DEMO.tools, "tooltalk": ALL_TOOLS}
 
@@ -25,7 +27,7 @@ def _call(names: list[str]) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({
         "request": st.fixed_dictionaries({
             "api_name": st.sampled_from(names),
-            "parameters": st.dictionaries(texts, json_values, max_size=4)}),
+            "parameters": st.dictionaries(texts, json_values, max_size=3)}),
         "response": json_values, "exception": st.none() | texts})
 
 
@@ -41,9 +43,9 @@ def _prediction(names: list[str]) -> st.SearchStrategy[Any]:
 def _turns(names: list[str]) -> st.SearchStrategy[list[dict[str, Any]]]:
     turn = st.fixed_dictionaries({
         "ground_truth": st.lists(_call(names), max_size=3),
-        "predictions": st.lists(_prediction(names), max_size=4),
+        "predictions": st.lists(_prediction(names), max_size=3),
         "text": st.none() | texts})
-    return st.lists(turn, min_size=1, max_size=3).map(
+    return st.lists(turn, min_size=1, max_size=2).map(
         lambda ts: [{"turn": 2 * i + 1, **t} for i, t in enumerate(ts)])
 
 
@@ -52,7 +54,7 @@ def test_any_stored_output_is_scored(world: str) -> None:
     tools = TOOLS[world]
     ctx = MatchContext(DEMO.similarity, strict=False)
 
-    @FUZZ
+    @SCORED
     @given(turns=_turns(sorted(tools)), strict=st.booleans())
     def run(turns: list[dict[str, Any]], strict: bool) -> None:
         ctx.strict = strict
@@ -67,8 +69,15 @@ def test_any_stored_output_is_scored(world: str) -> None:
     run()
 
 
-@FUZZ
+HALF_EMOJI = {"request": {"api_name": "CreateNote", "parameters": {"title": "\ud83d",
+                                                                    "text": "caf\ud83d"}},
+              "response": None, "exception": None}
+
+
+@SCORED
 @given(turns=_turns(sorted(DEMO.tools)))
+@example(turns=[{"turn": 1, "ground_truth": [HALF_EMOJI], "predictions": [HALF_EMOJI],
+                 "text": None}])  # read back from a file: json turns "\ud83d" into a lone half
 def test_the_benchmark_scores_what_it_stored(turns: list[dict[str, Any]]) -> None:
     scores = DEMO.score({"turns": turns})
     assert scores["predictions"] == sum(len(t["predictions"]) for t in turns)
