@@ -84,17 +84,29 @@ class ToolCall:
 
     def parse_arguments(self) -> dict[str, Any]:
         """The arguments as a dict; raises ArgumentsError when the text is not a JSON object."""
+        if not isinstance(self.arguments, str):
+            raise ArgumentsError(f"arguments of {self._label()} are not a JSON text")
         try:
             value = json.loads(self.arguments) if self.arguments.strip() else {}
+            if isinstance(value, dict):
+                value = clean_value(value)
         except (ValueError, TypeError, RecursionError) as e:
             # ValueError covers bad JSON and Python's limit on integer digits; RecursionError
-            # arrays nested thousands deep: all the model's malformed output, never a crash.
-            problem = "nested too deeply" if isinstance(e, RecursionError) else str(e)[:200]
-            raise ArgumentsError(f"arguments of {self.name!r} are not valid JSON: "
+            # arrays nested thousands deep (in the decoder or in cleaning what it gave): all
+            # the model's malformed output, never a crash.
+            problem = ("nested too deeply" if isinstance(e, RecursionError)
+                       else clean_text(str(e)[:200]))
+            raise ArgumentsError(f"arguments of {self._label()} are not valid JSON: "
                                  f"{problem}") from None
         if not isinstance(value, dict):
-            raise ArgumentsError(f"arguments of {self.name!r} are not a JSON object")
-        return clean_value(value)
+            raise ArgumentsError(f"arguments of {self._label()} are not a JSON object")
+        return value
+
+    def _label(self) -> str:
+        """The tool's name as an error message quotes it: UTF-8 safe and at most 200 chars (a
+        model's name can be a megabyte of broken Unicode)."""
+        name = self.name if isinstance(self.name, str) else repr(self.name)
+        return clean_text(repr(name[:200] + ("…" if len(name) > 200 else "")))
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "type": "function",

@@ -25,6 +25,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from toolscore.types import clean_text
+
 EMBED_EXTRA_HINT = "install torch==2.13.0 first, then: pip install 'toolscore[embed]'"
 DEFAULT_EMBEDDER = "minilm"
 
@@ -72,7 +74,9 @@ class HashingEmbedder:
         lo, hi = self.ngram
         for n in range(lo, hi + 1):
             for i in range(max(1, len(padded) - n + 1)):
-                digest = hashlib.blake2b(padded[i:i + n].encode(), digest_size=8).digest()
+                # surrogatepass: a stored text may hold half an emoji; valid text is unchanged
+                gram = padded[i:i + n].encode("utf-8", "surrogatepass")
+                digest = hashlib.blake2b(gram, digest_size=8).digest()
                 h = int.from_bytes(digest, "little")
                 v[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
         return v
@@ -138,8 +142,9 @@ class MiniLMEmbedder:
         model = self._load()
         if not texts:
             return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
-        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                               normalize_embeddings=True, show_progress_bar=False)
+        vectors = model.encode([clean_text(t) for t in texts], batch_size=self.batch_size,
+                               convert_to_numpy=True, normalize_embeddings=True,
+                               show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -165,7 +170,9 @@ def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
 
 
 def text_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The cache key of a text; a lone surrogate (a rescored file may hold one) is hashed as
+    is rather than breaking the scorer, and every valid text keeps its key."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class EmbeddingCache:

@@ -6,12 +6,17 @@ executed cannot drift apart.
 from __future__ import annotations
 
 import inspect
+import json
 import re
-import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any
+
+from toolscore.env.schema import SchemaError, schema_for
+
+__all__ = ["CallRecord", "MatchContext", "SchemaError", "Tool", "parse_docstring", "schema_for",
+           "tool"]
 
 Similarity = Callable[[Any, Any], float]
 
@@ -49,35 +54,36 @@ class CallRecord:
                 "response": self.response, "exception": self.exception}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CallRecord:
-        req = d.get("request") or {}
-        return cls(name=req.get("api_name", ""), arguments=req.get("parameters"),
-                   response=d.get("response"), exception=d.get("exception"))
+    def from_dict(cls, d: Any) -> CallRecord:
+        """Read a stored call. A stored prediction of another shape (a hand-edited record,
+        another tool's file) is read as far as it goes, never a crash: a name that is not a
+        string becomes its JSON text (an unknown tool), arguments that are not an object are
+        unparseable (None), and a record that is not an object at all is a failed call."""
+        if not isinstance(d, dict):
+            return cls(name="", arguments=None, exception=MALFORMED_RECORD)
+        req = d.get("request")
+        req = req if isinstance(req, dict) else {}
+        name = req.get("api_name", "")
+        arguments = req.get("parameters")
+        exception = d.get("exception")
+        return cls(name=name if isinstance(name, str) else _json_text(name),
+                   arguments=arguments if isinstance(arguments, dict) else None,
+                   response=d.get("response"),
+                   exception=(exception if exception is None or isinstance(exception, str)
+                              else _json_text(exception)))
 
 
-_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
-                               dict: "object", list: "array"}
+MALFORMED_RECORD = "Malformed call record"
 
 
-def schema_for(annotation: Any) -> dict[str, Any]:
-    """JSON schema of a type hint (str, int, float, bool, list[...], dict, Literal, Optional)."""
-    origin = get_origin(annotation)
-    if origin is Literal:
-        values = list(get_args(annotation))
-        return {"type": _JSON_TYPES[type(values[0])], "enum": values}
-    if origin in (Union, types.UnionType):
-        inner = [a for a in get_args(annotation) if a is not type(None)]
-        if len(inner) == 1:
-            return schema_for(inner[0])
-        return {"anyOf": [schema_for(a) for a in inner]}
-    if origin in (list, typing.List):  # noqa: UP006
-        (item,) = get_args(annotation) or (Any,)
-        return {"type": "array"} if item is Any else {"type": "array", "items": schema_for(item)}
-    if origin in (dict, typing.Dict):  # noqa: UP006
-        return {"type": "object"}
-    if annotation in _JSON_TYPES:
-        return {"type": _JSON_TYPES[annotation]}
-    return {}
+def _json_text(value: Any) -> str:
+    """A stored value that should have been text, as its JSON text ("" for null)."""
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return repr(value)[:1000]
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -204,12 +210,19 @@ def tool(
     """Decorator: turn ``def f(env, a: str, b: int | None = None) -> dict`` into a Tool.
 
     The first parameter receives the Environment. Parameters without a default are required.
-    ``session_token`` is hidden automatically for ``auth`` tools.
+    ``session_token`` is hidden automatically for ``auth`` tools. A parameter whose type has
+    no JSON schema (see :mod:`toolscore.env.schema`) is a TypeError naming the tool and the
+    parameter, raised here rather than when a model is first shown the tool.
     """
 
     def wrap(fn: Callable[..., Any]) -> Tool:
+        tool_name = name or fn.__name__
         doc, param_docs = parse_docstring(fn.__doc__)
-        hints = typing.get_type_hints(fn, include_extras=False)
+        try:
+            hints = typing.get_type_hints(fn, include_extras=False)
+        except Exception as e:  # an unresolvable forward reference, a bad annotation
+            raise SchemaError(f"tool {tool_name!r}: cannot read its type hints "
+                              f"({type(e).__name__}: {e})") from None
         sig = inspect.signature(fn)
         hide = set(hidden) | ({"session_token"} if auth else set())
         props: dict[str, Any] = {}
@@ -217,7 +230,10 @@ def tool(
         for i, (pname, p) in enumerate(sig.parameters.items()):
             if i == 0 or pname in hide or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
                 continue
-            prop = schema_for(hints.get(pname, Any))
+            try:
+                prop = schema_for(hints.get(pname, Any))
+            except SchemaError as e:
+                raise SchemaError(f"tool {tool_name!r}, parameter {pname!r}: {e}") from None
             if pname in param_docs:
                 prop["description"] = param_docs[pname]
             props[pname] = prop
@@ -226,7 +242,7 @@ def tool(
         schema: dict[str, Any] = {"type": "object", "properties": props}
         if required:
             schema["required"] = required
-        return Tool(name=name or fn.__name__, description=description or doc, parameters=schema,
+        return Tool(name=tool_name, description=description or doc, parameters=schema,
                     fn=fn, action=action, auth=auth, equivalence=equivalence,
                     hidden=tuple(sorted(hide)))
 

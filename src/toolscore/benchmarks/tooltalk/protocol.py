@@ -4,6 +4,13 @@ For every assistant turn: reset the world, replay the ground-truth calls of all 
 show the model the ground-truth history so far, and let it call tools (each executed and fed back)
 until it answers in text. Predictions of earlier turns are forgotten: every turn starts from the
 ground truth, so one early mistake does not cascade.
+
+What a turn stores is bounded (:mod:`toolscore.env.limits`): a model decides how long the names,
+arguments and texts it sends are, and a record must stay loadable. Values longer than the limit
+(16 KiB, over ten times the longest call of the released data) are stored cut, with a marker
+giving their full length, and are not kept in full anywhere: the scorer reads the stored record,
+during the run and on every rescore alike, so a cut value scores the same both times (a
+ground-truth value is never that long, so a cut one could not have matched exactly anyway).
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ import json
 from typing import Any, Protocol
 
 from toolscore.env.environment import Environment
+from toolscore.env.limits import NAME_LIMIT, bounded, bounded_message, bounded_text
+from toolscore.env.tool import CallRecord
 from toolscore.models.base import ContextLengthExceeded
 from toolscore.models.oracle import reference
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
@@ -111,17 +120,27 @@ async def simulate_turn(
                 stop = "max_calls"
                 break
             record, result = env.execute(call)
-            predictions.append({**record.to_dict(), "raw_arguments": call.arguments})
+            predictions.append(stored_call(record, call.arguments))
             messages.append(result.to_message())
     return {
         "turn": index,
         "ground_truth": [c.to_dict() for c in turns[index].apis],
         "predictions": predictions,
-        "text": text,
+        "text": bounded_text(text),
         "stop": stop,
         "state_hash": env.state_hash(),
-        "transcript": [m.to_dict() for m in messages[start:]],
+        "transcript": [bounded_message(m.to_dict()) for m in messages[start:]],
     }
+
+
+def stored_call(record: CallRecord, raw_arguments: str) -> dict[str, Any]:
+    """One executed call as a turn stores it: the request, response and exception (ToolTalk's
+    shape) plus the argument text as the model wrote it, each bounded."""
+    return {"request": {"api_name": bounded_text(record.name, NAME_LIMIT),
+                        "parameters": bounded(record.arguments)},
+            "response": bounded(record.response),
+            "exception": bounded_text(record.exception),
+            "raw_arguments": bounded_text(raw_arguments)}
 
 
 def assistant_turns(turns: list[Any]) -> list[int]:
