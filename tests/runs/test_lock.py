@@ -52,9 +52,8 @@ def test_second_writer_is_refused_and_a_killed_holder_frees_the_lock(tmp_path: P
 
 def test_lock_is_released_and_retaken_in_process(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "run")
-    with store.lock():
-        with pytest.raises(RunLocked):
-            store.lock().acquire()  # a second descriptor in the same process is refused too
+    with store.lock(), pytest.raises(RunLocked):
+        store.lock().acquire()  # a second descriptor in the same process is refused too
     with store.lock():
         pass
 

@@ -62,7 +62,7 @@ class RunLock:
             return self
         self._created = not self.path.exists()
         self.path.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path / LOCK_FILE, "a+", encoding="utf-8")
+        fh = open(self.path / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115 - held: the lock lives as long as this handle
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

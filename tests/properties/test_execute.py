@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from property.strategies import FUZZ, argument_texts, json_values, texts
+from properties.strategies import FUZZ, argument_texts, json_values, texts
 from support.tooltalk import toy_env
 
 from toolscore.benchmarks.registry import make_benchmark

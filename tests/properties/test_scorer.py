@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from property.strategies import FUZZ, json_values, texts
+from properties.strategies import FUZZ, json_values, texts
 
 from toolscore.benchmarks.registry import make_benchmark
 from toolscore.benchmarks.tooltalk.benchmark import score_turns

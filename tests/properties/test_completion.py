@@ -9,7 +9,7 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from property.strategies import FUZZ, json_values, texts
+from properties.strategies import FUZZ, json_values, texts
 
 from toolscore.models.base import InfraError
 from toolscore.models.openai_provider import parse_completion

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from hypothesis import given
-from property.strategies import FUZZ, argument_texts, json_values, texts
+from properties.strategies import FUZZ, argument_texts, json_values, texts
 
 from toolscore.types import ArgumentsError, ToolCall
 
