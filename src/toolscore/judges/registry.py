@@ -257,3 +257,28 @@ def make_llm_judge(config: JudgeConfig, *, cache: Any = None, timeout: float = 1
     judge.system = config.template
     judge.judge_id = config.id
     return judge
+
+
+class ConfiguredJudge:
+    """Votes and temperature of a benchmark's judge: what its configuration file sets, else the
+    benchmark's own options (``default_temperature()`` when the option is unset). A benchmark
+    mixing this in provides ``judge_config`` (a JudgeConfig or None) and ``options``."""
+
+    judge_config: Any
+    options: Any
+
+    def default_temperature(self) -> float:
+        return 0.0
+
+    @property
+    def votes(self) -> int:
+        cfg = self.judge_config
+        return (cfg.votes if cfg is not None and cfg.votes else None) or self.options.votes
+
+    @property
+    def temperature(self) -> float:
+        cfg = self.judge_config
+        if cfg is not None and cfg.temperature is not None:
+            return float(cfg.temperature)
+        given = self.options.temperature
+        return self.default_temperature() if given is None else float(given)

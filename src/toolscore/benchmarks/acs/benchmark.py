@@ -19,6 +19,7 @@ from toolscore.benchmarks.acs import agreement, prompt
 from toolscore.benchmarks.acs.data import AcsRow, load_rows, request_id
 from toolscore.benchmarks.acs.shots import check_shots, explanations, few_shot_plan
 from toolscore.benchmarks.base import Benchmark, IntervalMetric, OptionError, Sample, option
+from toolscore.judges.registry import ConfiguredJudge
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig
 
@@ -51,7 +52,7 @@ class ACSOptions:
     seed: int = option(0, "Seed of the bootstrap, the example draw and the judge's sampling.")
 
 
-class ACSBenchmark(Benchmark):
+class ACSBenchmark(ConfiguredJudge, Benchmark):
     """ACS (arithmetic constraint satisfaction): a judge's agreement with human labels."""
 
     name = "acs"
@@ -97,18 +98,6 @@ class ACSBenchmark(Benchmark):
         if self.options.judge_config is not None:
             return str(self.judge_config.kind)
         return self.options.judge
-
-    @property
-    def votes(self) -> int:
-        cfg = self.judge_config
-        return (cfg.votes if cfg is not None and cfg.votes else None) or self.options.votes
-
-    @property
-    def temperature(self) -> float:
-        cfg = self.judge_config
-        if cfg is not None and cfg.temperature is not None:
-            return float(cfg.temperature)
-        return self.options.temperature
 
     def uses_model(self) -> bool:
         return self.options.judge == "llm" and self.options.judge_config is None

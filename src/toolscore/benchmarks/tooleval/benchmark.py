@@ -33,6 +33,7 @@ from toolscore.benchmarks.tooleval.judge import JUDGE_SEED, MAX_TOKENS, load_con
 from toolscore.benchmarks.tooleval.passrate import judge_once
 from toolscore.benchmarks.tooleval.prompts import answer_text
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
+from toolscore.judges.registry import ConfiguredJudge
 
 RELEASED = Path("converted") / "gpt-3.5-turbo_CoT"  # the answers the dataset ships
 PASS_KINDS = ("tooleval-pass",)
@@ -71,7 +72,7 @@ COLUMNS = [Column("queries", "queries", "count"), Column("errors", "errors", "co
            Column("stable_std", "stable std", "number")]
 
 
-class ToolEvalBenchmark(Benchmark):
+class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
     """ToolEval (Qin et al. 2023, ToolBench): pass rate of solution paths by an LLM judge."""
 
     name = "tooleval"
@@ -122,18 +123,8 @@ class ToolEvalBenchmark(Benchmark):
             self._judge_loaded = True
         return self._judge_config
 
-    @property
-    def votes(self) -> int:
-        cfg = self.judge_config
-        return (cfg.votes if cfg is not None and cfg.votes else None) or self.options.votes
-
-    @property
-    def temperature(self) -> float:
-        cfg = self.judge_config
-        if cfg is not None and cfg.temperature is not None:
-            return float(cfg.temperature)
-        given = self.options.temperature
-        return TEMPERATURE[self.mode] if given is None else given
+    def default_temperature(self) -> float:
+        return TEMPERATURE[self.mode]
 
     def config(self) -> dict[str, Any]:
         cfg = self.judge_config

@@ -40,6 +40,7 @@ from toolscore.benchmarks.tooleval.sides import (
 )
 from toolscore.benchmarks.tooleval.winrate import POINTS, compare, report
 from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
+from toolscore.judges.registry import ConfiguredJudge
 
 WIN_KINDS = ("tooleval-pref", "tooleval-pass")
 
@@ -79,7 +80,7 @@ COLUMNS = [Column("queries", "queries", "count"), Column("errors", "errors", "co
            Column("tie_rate", "tie rate"), Column("first_shown_pick_rate", "first-shown picks")]
 
 
-class ToolEvalWinRateBenchmark(Benchmark):
+class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
     """ToolEval's win rate of a candidate's answers against a reference's, by an LLM judge."""
 
     name = "tooleval-winrate"
@@ -114,18 +115,8 @@ class ToolEvalWinRateBenchmark(Benchmark):
             self._judge_loaded = True
         return self._judge_config
 
-    @property
-    def votes(self) -> int:
-        cfg = self.judge_config
-        return (cfg.votes if cfg is not None and cfg.votes else None) or self.options.votes
-
-    @property
-    def temperature(self) -> float:
-        cfg = self.judge_config
-        if cfg is not None and cfg.temperature is not None:
-            return float(cfg.temperature)
-        given = self.options.temperature
-        return TEMPERATURE[self.mode] if given is None else given
+    def default_temperature(self) -> float:
+        return TEMPERATURE[self.mode]
 
     def mode_label(self) -> str:
         o = self.options
