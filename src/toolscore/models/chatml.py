@@ -83,11 +83,11 @@ def result_text(name: str, content: str | None) -> str:
 
 def example_turns() -> list[dict[str, str]]:
     """The worked exchange shown before the conversation when tools are offered."""
-    call = ToolCall("example", "GetTime", '{"city": "Tokyo"}')
-    return [{"role": "user", "content": "What time is it in Tokyo?"},
+    call = ToolCall("example", "SetTimer", '{"minutes": 10}')
+    return [{"role": "user", "content": "Please set a timer for ten minutes."},
             {"role": "assistant", "content": call_text(call)},
-            {"role": "user", "content": result_text("GetTime", '{"time": "14:05"}')},
-            {"role": "assistant", "content": "It is 14:05 in Tokyo."}]
+            {"role": "user", "content": result_text("SetTimer", '{"timer_id": "t-1"}')},
+            {"role": "assistant", "content": "Done: your 10-minute timer is set."}]
 
 
 def chat_messages(messages: list[Message], tools: list[ToolSpec]) -> list[dict[str, str]]:

@@ -17,9 +17,10 @@ How a request becomes a reply, and why:
 * Evaluated prefixes are reused across calls (:mod:`toolscore.models.kvstate`): most of every
   prompt is the tool list and a conversation an earlier call already read.
 * Generation is capped (``TEXT_TOKENS``, ``CALL_TOKENS``, ``MAX_CALLS``, below the request's
-  own ``max_tokens``): greedy decoding of a 135M model that has not finished by then is
-  looping, and more tokens only cost CPU. A call cut by the cap keeps its partial arguments,
-  scored as the model's mistake. The caps are part of ``cache_identity``.
+  own ``max_tokens``) and stops when the text repeats itself (``looping``): greedy decoding of
+  a 135M model that has not finished by then is looping, and more tokens only cost CPU. A
+  call cut short keeps its partial arguments, scored as the model's mistake. The caps are
+  part of ``cache_identity``.
 
 llama.cpp is not thread-safe and loading the weights takes a while, so there is one ``Llama``
 per process, loaded on first use and guarded by a lock; generation runs in a worker thread so
@@ -55,6 +56,9 @@ N_CTX = 8192  # SmolLM2's trained context length
 TEXT_TOKENS = 192  # a text reply (an answer, a question, a judge's verdict)
 CALL_TOKENS = 160  # a reply of tool calls, all blocks together
 MAX_CALLS = 3  # call blocks in one reply
+# Greedy decoding that starts repeating a span of 4 to 32 tokens three times back to back has
+# entered a loop it does not leave ("26.2 * 100 = 26.2 * 100 = ..."): stop there.
+LOOP_PERIODS, LOOP_REPEATS = (4, 32), 3
 STATE_ENTRIES = 12  # evaluated prefixes kept (a runner keeps up to 8 conversations in flight)
 STATE_BYTES = 512 << 20
 
@@ -154,7 +158,7 @@ class _Engine:
                 if llama_vocab_is_eog(vocab, token):
                     return out, "stop"
                 out.append(token)
-                if len(out) >= cap:
+                if len(out) >= cap or looping(out):
                     return out, "length"
         finally:
             gen.close()
@@ -167,6 +171,18 @@ class _Engine:
 
     def text(self, tokens: list[int]) -> str:
         return self.llm.detokenize(tokens).decode("utf-8", errors="replace")
+
+
+def looping(tokens: list[int]) -> bool:
+    """Do the last tokens repeat one span ``LOOP_REPEATS`` times in a row?"""
+    n = len(tokens)
+    low, high = LOOP_PERIODS
+    for period in range(low, min(high, n // LOOP_REPEATS) + 1):
+        tail = tokens[n - period:]
+        if all(tokens[n - (k + 1) * period:n - k * period] == tail
+               for k in range(1, LOOP_REPEATS)):
+            return True
+    return False
 
 
 def _load(path: Path) -> _Engine:
@@ -237,7 +253,8 @@ class LocalModel:
                 "prompt_format": chatml.FORMAT,
                 "chat_template_sha256": hashlib.sha256(template.encode()).hexdigest()[:16],
                 "caps": {"text_tokens": TEXT_TOKENS, "call_tokens": CALL_TOKENS,
-                         "max_calls": MAX_CALLS}}
+                         "max_calls": MAX_CALLS, "loop_periods": list(LOOP_PERIODS),
+                         "loop_repeats": LOOP_REPEATS}}
 
     def _generate_sync(self, messages: list[Message], tools: list[ToolSpec],
                        config: GenerateConfig) -> Reply:
