@@ -275,6 +275,10 @@ def test_smollm2_answers_a_tool_request() -> None:
     again = asyncio.run(client.generate(messages, TOOLS,
                                         GenerateConfig(tool_choice="get_weather", max_tokens=64)))
     assert again.message == forced.message  # greedy, one thread: deterministic
+    from toolscore.models.base import ContextLengthExceeded
+
+    with pytest.raises(ContextLengthExceeded, match="8192-token context window"):
+        asyncio.run(client.generate([Message(role="user", content="word " * 9000)], TOOLS))
 
 
 @pytest.mark.slow

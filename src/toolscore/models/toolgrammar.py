@@ -8,11 +8,13 @@ a call can only be malformed when the token cap cuts it short.
 
 The grammar is only for calls: when the model may also answer in text ("auto"), it chooses by
 its first token, unconstrained (see :mod:`toolscore.models.local`), because checking every
-token of free text against a grammar costs as much as generating it.
+token of free text against a grammar adds about 40% to the cost of generating it (7 of 17 ms
+per token on one thread, measured).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -34,32 +36,39 @@ def _converter() -> Any:
     return SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
 
 
-def _arguments_rule(conv: Any, schema: dict[str, Any], name: str) -> str:
-    """The rule name for one tool's arguments (added to ``conv``); any object if the schema
+def _arguments_rules(schema: Any, name: str) -> list[str]:
+    """GBNF rules whose rule ``name`` is one tool's arguments; any JSON object if the schema
     cannot be converted, so one odd schema never takes the whole model down."""
-    schema = schema if isinstance(schema, dict) and schema else ANY_OBJECT
-    trial = _converter()
-    try:
-        trial.visit(trial.resolve_refs(json.loads(json.dumps(schema)), "tool"), name)
-    except Exception:  # noqa: BLE001 - the converter raises many kinds; fall back, never fail
-        schema = ANY_OBJECT
-    return conv.visit(conv.resolve_refs(json.loads(json.dumps(schema)), "tool"), name)
+    for candidate in (schema if isinstance(schema, dict) and schema else ANY_OBJECT, ANY_OBJECT):
+        conv = _converter()
+        try:
+            conv.visit(conv.resolve_refs(json.loads(json.dumps(candidate)), "tool"), name)
+        except Exception:  # the converter raises many kinds of errors: fall back
+            continue
+        return conv.format_grammar().splitlines()
+    raise AssertionError("a plain JSON object always converts")
 
 
 def call_grammar(tools: list[ToolSpec], *, only: str | None = None, max_calls: int = 1) -> str:
-    """GBNF for 1..``max_calls`` call blocks over ``tools`` (or just the tool named ``only``)."""
-    chosen = [t for t in tools if only is None or t.name == only]
+    """GBNF for 1..``max_calls`` call blocks over ``tools`` (or just the tool named ``only``).
+
+    Cached: converting ToolTalk's 28 schemas takes a tenth of a second, and every call of a
+    run offers the same tools."""
+    chosen = [(t.name, t.parameters) for t in tools if only is None or t.name == only]
     if not chosen:
         raise ValueError(f"no tool named {only!r} among the offered tools")
-    conv = _converter()
+    return _grammar(json.dumps(chosen, sort_keys=True), max_calls)
+
+
+@functools.lru_cache(maxsize=64)
+def _grammar(chosen_json: str, max_calls: int) -> str:
+    rules: dict[str, None] = {}  # ordered set: shared primitives (string, space...) once
     alternatives = []
-    for i, tool in enumerate(chosen):
-        args = _arguments_rule(conv, tool.parameters, f"args{i}")
-        head = json.dumps({"name": tool.name}, ensure_ascii=False)[:-1] + ', "arguments": '
-        alternatives.append(f"{literal(head)} {args}")
-    rules = conv.format_grammar()
-    body = " | ".join(f"( {a} )" for a in alternatives)
+    for i, (name, parameters) in enumerate(json.loads(chosen_json)):
+        rules.update(dict.fromkeys(_arguments_rules(parameters, f"args{i}")))
+        head = json.dumps({"name": name}, ensure_ascii=False)[:-1] + ', "arguments": '
+        alternatives.append(f"( {literal(head)} args{i} )")
     more = f' ( "\\n" call ){{0,{max_calls - 1}}}' if max_calls > 1 else ""
-    return (f"root ::= call{more}\n"
-            f"call ::= {literal(CALL_OPEN)} ( {body} ) {literal('}' + CALL_CLOSE)}\n"
-            f"{rules}\n")
+    return "\n".join([f"root ::= call{more}",
+                      f"call ::= {literal(CALL_OPEN)} ( {' | '.join(alternatives)} ) "
+                      f"{literal('}' + CALL_CLOSE)}", *rules]) + "\n"
