@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.tooleval import judge_server
 
 import toolscore
 from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
@@ -31,24 +32,11 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def responder(seen: list[dict[str, Any]]) -> Any:
-    """Unsolved when the answer mentions "Deleted", else Solved; every task is solvable."""
-    def respond(request: dict[str, Any]) -> dict[str, Any]:
-        seen.append(request)
-        user = request["messages"][1]["content"]
-        if '"task_status"' in user:
-            text = '{"reason": "r", "task_status": "Solvable"}'
-        else:
-            answer = user.split("Final answer given to the user:")[1]
-            label = "Unsolved" if "Deleted" in answer else "Solved"
-            text = f'{{"reason": "r", "answer_status": "{label}"}}'
-        return reply_to_completion(Message(role="assistant", content=text), prompt_tokens=3)
-    return respond
 
 
 def test_judge_a_demo_run_then_again_from_cache(demo_run: Path, tmp_path: Path) -> None:
     seen: list[dict[str, Any]] = []
-    with FakeOpenAIServer(responder(seen)) as srv:
+    with FakeOpenAIServer(judge_server(seen)) as srv:
         args = ("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
                 "--votes", "3", "--mode", "stable", "--json")
         first = cli(*args, cwd=tmp_path)
@@ -89,7 +77,7 @@ def test_judge_errors_are_one_line_exit_2(demo_run: Path, tmp_path: Path) -> Non
     done = cli("judge", str(demo_run), cwd=tmp_path)
     assert done.returncode == 2 and "--model" in done.stderr
     seen: list[dict[str, Any]] = []
-    with FakeOpenAIServer(responder(seen)) as srv:
+    with FakeOpenAIServer(judge_server(seen)) as srv:
         base = ("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
                 "--name", "twice")
         assert cli(*base, "--votes", "1", cwd=tmp_path).returncode == 0
@@ -99,7 +87,7 @@ def test_judge_errors_are_one_line_exit_2(demo_run: Path, tmp_path: Path) -> Non
 
 def test_judge_config_names_the_judgements(demo_run: Path, tmp_path: Path) -> None:
     seen: list[dict[str, Any]] = []
-    with FakeOpenAIServer(responder(seen)) as srv:
+    with FakeOpenAIServer(judge_server(seen)) as srv:
         (tmp_path / "j.yaml").write_text(f"name: strict-pass\nkind: tooleval-pass\nmodel: "
                                          f"openai/fake\nbase_url: {srv.base_url}\nvotes: 1\n"
                                          "template: Grade strictly.\n")

@@ -29,6 +29,11 @@ def _scripts(data_dir: Path | None) -> Any:
 
 
 # -- agree -------------------------------------------------------------------------------------
+# The AutoDE dataset folder, for the commands that read the released scripts.
+DATA_OPTION = click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
+                           help="AutoDE dataset folder.")
+
+
 @click.command("agree")
 @click.argument("runs", type=click.Path(path_type=Path), nargs=-1, required=True)
 @click.option(
@@ -39,13 +44,7 @@ def _scripts(data_dir: Path | None) -> Any:
     multiple=True,
     help="Reference runs (e.g. human), one per assistant, in the same order.",
 )
-@click.option(
-    "--data",
-    "data_dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="AutoDE dataset folder.",
-)
+@DATA_OPTION
 @click.option(
     "--resamples", "resamples", type=int, default=2000, help="Bootstrap resamples (over cases)."
 )
@@ -156,13 +155,7 @@ def _gold(
 @autode_app.command("gap")
 @click.argument("run_a", type=click.Path(path_type=Path))
 @click.argument("run_b", type=click.Path(path_type=Path))
-@click.option(
-    "--data",
-    "data_dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="AutoDE dataset folder.",
-)
+@DATA_OPTION
 @click.option(
     "--scripts",
     "scripts",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.tooleval import judge_server
 
 from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run, load_run_report
 from toolscore.benchmarks.tooleval.passrate import judge_once, pass_rate
@@ -36,20 +37,6 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cwd / "run"
 
 
-def judge_server(seen: list[dict[str, Any]]) -> Any:
-    """Answer status: Unsolved when the answer mentions "Deleted", else Solved; every task is
-    solvable. Requests are kept in ``seen``."""
-    def responder(request: dict[str, Any]) -> dict[str, Any]:
-        seen.append(request)
-        user = request["messages"][1]["content"]
-        if '"task_status"' in user:
-            text = '{"reason": "r", "task_status": "Solvable"}'
-        else:
-            answer = user.split("Final answer given to the user:")[1]
-            status = "Unsolved" if "Deleted" in answer else "Solved"
-            text = f'{{"reason": "r", "answer_status": "{status}"}}'
-        return reply_to_completion(Message(role="assistant", content=text), prompt_tokens=3)
-    return responder
 
 
 def test_demo_run_as_solution_paths(demo_run: Path) -> None:
