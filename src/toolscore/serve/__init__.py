@@ -1,0 +1,1 @@
+"""Tool worlds served to agents over MCP, and agents under test behind an endpoint."""
