@@ -56,8 +56,11 @@ def stdout() -> Console:
     return Console()
 
 
-def progress_wanted(json_out: bool) -> bool:
-    return not json_out and sys.stderr.isatty()
+def progress_wanted(json_out: bool) -> str | bool:
+    """A bar on a terminal, plain periodic lines in a log or pipe, nothing under --json."""
+    if json_out:
+        return False
+    return "bar" if sys.stderr.isatty() else "lines"
 
 
 class UserErrors:

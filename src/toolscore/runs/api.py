@@ -109,7 +109,8 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                          data: str | Path | None = None, out: str | Path | None = None,
                          epochs: int = 1, limit: int | None = None, max_concurrency: int = 8,
                          cache: str | Path | None = "default", base_url: str | None = None,
-                         timeout: float = 120.0, progress: bool = False, download: bool = True,
+                         timeout: float = 120.0, progress: bool | str = False,
+                         download: bool = True,
                          on_record: Callable[[dict[str, Any]], None] | None = None,
                          default_model: str | None = None,
                          model_args: dict[str, Any] | None = None, **options: Any) -> Run:
@@ -148,7 +149,7 @@ def _str(value: str | Path | None) -> str | None:
 
 async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = None,
                        max_concurrency: int | None = None, cache: str | Path | None = None,
-                       timeout: float | None = None, progress: bool = False,
+                       timeout: float | None = None, progress: bool | str = False,
                        on_record: Callable[[dict[str, Any]], None] | None = None) -> Run:
     """Continue a run: finished samples are kept, the rest are run. Everything that determines
     results comes from run.json (a benchmark object must be passed again if the run was made
@@ -192,7 +193,7 @@ def rebuild_benchmark(config: RunConfig, **overrides: Any) -> Benchmark:
 
 async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str | None,
                    epochs: int, limit: int | None, max_concurrency: int,
-                   cache: str | Path | None, timeout: float, progress: bool,
+                   cache: str | Path | None, timeout: float, progress: bool | str,
                    on_record: Any, *, new: bool, options: dict[str, Any],
                    data: str | None, model_args: dict[str, Any] | None = None) -> Run:
     from toolscore.models.base import strip_credentials

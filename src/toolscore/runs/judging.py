@@ -45,7 +45,7 @@ def _absolute(options: dict[str, Any]) -> dict[str, Any]:
 def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
                        base_url: str | None = None, cache: str | Path | None = "default",
                        timeout: float = 120.0, max_concurrency: int = 8,
-                       progress: bool = False, **options: Any) -> Run:
+                       progress: bool | str = False, **options: Any) -> Run:
     """A new run into ``out``, or, when ``out`` already holds a run of the same benchmark,
     model and options, that run finished (from cache where it was judged before)."""
     options = _absolute(options)

