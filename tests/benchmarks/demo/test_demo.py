@@ -254,3 +254,25 @@ def test_demo_text_is_our_own() -> None:
         assert conv["user"]["name"] not in their_users
     assert not set(TOOLS) & their_tools
     assert not {p.name for p in PLUGINS} & {s for c in theirs for s in c["suites_used"]}
+
+
+def test_every_turn_shows_the_users_request_beside_the_reply(tmp_path: Any) -> None:
+    """The transcript of a turn holds the model's messages only; the user's request that the
+    turn answers is stored beside it and shown first in the report (issue 11)."""
+    from toolscore.benchmarks.registry import make_benchmark
+    from toolscore.report.html import render_html
+    from toolscore.runs.api import evaluate
+
+    run = evaluate("demo", "oracle", out=tmp_path / "run", cache=None, embedder="hashing")
+    conversations = {c.name: c for c in load_conversations(ROOT)}
+    bench = make_benchmark("demo", None, embedder="hashing")
+    for record in run.records:
+        turns = conversations[record["id"]].turns
+        for turn in record["output"]["turns"]:
+            asked = turn["user"]
+            assert asked and asked[-1] == turns[turn["turn"] - 1].text
+            first = bench.record_view(record)["sections"][0]["messages"][0]
+            assert first["role"] == "user"
+    page = render_html(run.path)
+    some_request = conversations[run.records[0]["id"]].turns[0].text
+    assert json.dumps(some_request)[1:-1][:40] in page

@@ -124,6 +124,7 @@ async def simulate_turn(
             messages.append(result.to_message())
     return {
         "turn": index,
+        "user": user_request(turns, index),
         "ground_truth": [c.to_dict() for c in turns[index].apis],
         "predictions": predictions,
         "text": bounded_text(text),
@@ -131,6 +132,18 @@ async def simulate_turn(
         "state_hash": env.state_hash(),
         "transcript": [bounded_message(m.to_dict()) for m in messages[start:]],
     }
+
+
+def user_request(turns: list[Any], index: int) -> list[str]:
+    """What the user said since the previous assistant turn: the request this turn answers,
+    stored so that a reader sees it next to the model's reply (the transcript holds only the
+    messages of the turn itself)."""
+    said: list[str] = []
+    for turn in reversed(turns[:index]):
+        if turn.role != "user":
+            break
+        said.insert(0, bounded_text(turn.text) or "")
+    return said
 
 
 def stored_call(record: CallRecord, raw_arguments: str) -> dict[str, Any]:

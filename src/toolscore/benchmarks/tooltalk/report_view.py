@@ -255,6 +255,8 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
         if turn.get("stop"):
             tags.append({"text": f"stop: {turn['stop']}", "tone": "tag"})
         transcript = [m for m in turn.get("transcript") or [] if isinstance(m, dict)]
+        asked = turn.get("user") if isinstance(turn.get("user"), list) else []
+        transcript = [{"role": "user", "content": str(t)} for t in asked] + transcript
         said = [m.get("content") for m in transcript if m.get("role") == "assistant"]
         final = turn.get("text") if turn.get("text") and (
             not said or said[-1] != turn["text"]) else None
