@@ -193,6 +193,15 @@ class Benchmark:
         raise NotImplementedError
 
     @classmethod
+    def summary_output(cls, output: Any) -> Any:
+        """The part of a stored output that :meth:`aggregate`, :meth:`breakdowns`,
+        :meth:`record_facets` and the run-level reports read. Runs of 10,000 records are
+        aggregated and reported holding only this (transcripts are read one record at a time
+        for :meth:`record_view`), so a benchmark with large outputs should return a small
+        projection here. Default: the whole output."""
+        return output
+
+    @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """The rows of the headline table (split or group -> metrics) from ``scores.json``;
         ``columns`` are looked up in each. Default: every dict-valued entry."""

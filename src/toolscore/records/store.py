@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +96,23 @@ class RunLock:
         self.release()
 
 
+Projection = Callable[[Any], Any]
+
+
+def without_output(output: Any) -> None:
+    """A projection that keeps nothing of the output (status, scores and meta remain)."""
+    return None
+
+
+def project_record(record: dict[str, Any], project: Projection) -> dict[str, Any]:
+    """``record`` with its output replaced by ``project(output)``; the traceback of a harness
+    error is dropped too (it is read from the file when one record is shown)."""
+    if "output" in record:
+        record["output"] = project(record["output"])
+    record.pop("traceback", None)
+    return record
+
+
 def sample_key(record: dict[str, Any]) -> tuple[str, int]:
     return str(record["id"]), int(record.get("epoch", 0))
 
@@ -158,8 +175,12 @@ class RunStore:
             fh.truncate(keep)
         return len(data) - keep
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """Every complete record in file order; the latest record of a key wins in ``latest``."""
+    def records(self, project: Projection | None = None) -> Iterator[dict[str, Any]]:
+        """Every complete record in file order; the latest record of a key wins in ``latest``.
+
+        ``project`` replaces each record's ``output`` as it is read (see :func:`without_output`):
+        aggregating 10,000 records then holds their scores, not their transcripts.
+        """
         f = self.samples_path
         if not f.is_file():
             return
@@ -170,17 +191,34 @@ class RunStore:
                 if not line.strip():
                     continue
                 try:
-                    yield json.loads(line)
+                    record = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise RunStoreError(f"{f}: line {lineno}: invalid JSON ({e})") from None
+                yield project_record(record, project) if project is not None else record
 
-    def latest(self) -> dict[tuple[str, int], dict[str, Any]]:
-        """The last record written for each (sample id, epoch)."""
-        return {sample_key(r): r for r in self.records()}
+    def latest(self, project: Projection | None = None) -> dict[tuple[str, int], dict[str, Any]]:
+        """The last record written for each (sample id, epoch), in first-written order."""
+        return {sample_key(r): r for r in self.records(project)}
+
+    def latest_index(self) -> dict[tuple[str, int], int]:
+        """Record number (0-based, in file order) of the latest record of each key, the keys in
+        first-written order: with :meth:`records_at` a caller streams the latest records
+        without holding them all."""
+        index: dict[tuple[str, int], int] = {}
+        for n, r in enumerate(self.records(without_output)):
+            index[sample_key(r)] = n
+        return index
+
+    def records_at(self, numbers: set[int],
+                   project: Projection | None = None) -> Iterator[dict[str, Any]]:
+        """The records whose number (see :meth:`latest_index`) is in ``numbers``, in file order."""
+        for n, r in enumerate(self.records(project)):
+            if n in numbers:
+                yield r
 
     def finished(self) -> set[tuple[str, int]]:
         """Samples that need no re-run: completed ones (errored samples are retried on resume)."""
-        return {k for k, r in self.latest().items() if r.get("status") == "ok"}
+        return {k for k, r in self.latest(without_output).items() if r.get("status") == "ok"}
 
     def typed_records(self) -> Iterator[SampleRecord]:
         """:meth:`records`, typed (a malformed line is a one-line error naming it)."""
@@ -199,8 +237,8 @@ class RunStore:
             fh.write(line)
             fh.flush()
 
-    def rewrite(self, records: list[dict[str, Any]]) -> None:
-        """Replace samples.jsonl atomically (used by rescoring)."""
+    def rewrite(self, records: Iterable[dict[str, Any]]) -> None:
+        """Replace samples.jsonl atomically (used by rescoring); ``records`` may be a stream."""
         tmp = self.path / (SAMPLES_FILE + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
             for r in records:

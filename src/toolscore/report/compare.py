@@ -52,7 +52,8 @@ Key = tuple[str, int]
 
 def _load(path: str | Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
     store = RunStore(path)
-    return store.read_config(), store.latest()
+    config = store.read_config()  # the benchmark's summary of each output: no transcripts
+    return config, store.latest(run_view(config).cls.summary_output)
 
 
 def _number(value: Any) -> float | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from toolscore.records import RunStore
+from toolscore.records.store import without_output
 from toolscore.records.table import FORMATS, record_rows, records_frame
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def sorted_records(path: str | Path) -> list[dict[str, Any]]:
     """The latest record of every (sample id, epoch) of a run."""
     store = RunStore(path)
     store.config()  # a clear error for a path that is not a run directory
-    return list(store.latest().values())
+    return list(store.latest(without_output).values())  # the rows hold no transcript
 
 
 def run_rows(path: str | Path) -> tuple[list[str], list[dict[str, Any]]]:

@@ -89,10 +89,12 @@ def run_overview(path: str | Path, *, seed: int = 0,
     """
     store = RunStore(path)
     config = store.read_config()
-    records = sorted(store.latest().values(), key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
+    view = run_view(config)
+    records = sorted(store.latest(view.cls.summary_output).values(),
+                     key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
     scores_file = store.path / SCORES_FILE
     metrics = json.loads(scores_file.read_text()) if scores_file.is_file() else None
-    return overview_of(store.path, config, records, metrics, run_view(config), seed=seed,
+    return overview_of(store.path, config, records, metrics, view, seed=seed,
                        prices=prices, n_resamples=n_resamples)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 
 from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
 from toolscore.benchmarks.registry import benchmark_class, make_benchmark
-from toolscore.records import RunConfig, RunStore, RunStoreError
+from toolscore.records import RunConfig, RunStore, RunStoreError, sample_key
+from toolscore.records.store import project_record
 from toolscore.runs.runner import RunOptions, RunSummary, execute_run, new_run_config, rescore
 
 T = TypeVar("T")
@@ -220,12 +221,9 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
     else:
         config = store.config()
     summary = await execute_run(bench, client, store, run_options, on_record)
-    records = list(store.latest().values())
-    metrics = bench.aggregate(records)
+    metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
     store.write_scores(metrics)
-    run = Run(store.path, config, metrics, summary_dict(summary))
-    run._records = [r for _, r in sorted(((k, r) for k, r in store.latest().items()))]
-    return run
+    return Run(store.path, config, metrics, summary_dict(summary))  # records read on demand
 
 
 def summary_dict(summary: RunSummary) -> dict[str, Any]:
@@ -259,16 +257,34 @@ def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: boo
     store = RunStore(run_dir)
     config = store.config()
     bench = benchmark or rebuild_benchmark(config, **overrides)
-    records = rescore(bench, store)
-    metrics = bench.aggregate(records)
+    shown = RunConfig(**{**config.to_dict(), "benchmark_config": bench.config()})
+    index = store.latest_index()
+    order = {n: i for i, n in enumerate(index.values())}  # aggregate in first-written order
+    summaries: dict[int, dict[str, Any]] = {}
+
+    def rescored() -> Iterator[dict[str, Any]]:
+        """Streamed to the file and reduced to its summary as it goes: 10,000 transcripts are
+        never held at once."""
+        for n, r in zip(sorted(order), rescore(bench, store, set(order)), strict=True):
+            yield r
+            summaries[order[n]] = project_record(r, bench.summary_output)
+
     if write if write is not None else not overrides:
         with store.lock():
-            store.rewrite(records)
+            store.rewrite(rescored())
+            metrics = bench.aggregate([summaries[i] for i in sorted(summaries)])
             store.write_scores(metrics)
-    shown = RunConfig(**{**config.to_dict(), "benchmark_config": bench.config()})
+        return Run(store.path, shown, metrics)
+    records = list(rescore(bench, store, set(order)))  # a what-if: nothing is written
+    metrics = bench.aggregate(sorted(records, key=lambda r: order_of(r, index, order)))
     run = Run(store.path, shown, metrics)
     run._records = sorted(records, key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
     return run
+
+
+def order_of(record: dict[str, Any], index: dict[tuple[str, int], int],
+             order: dict[int, int]) -> int:
+    return order[index[sample_key(record)]]
 
 
 def score_files(benchmark: str, path: str | Path, *, data: str | Path | None = None,

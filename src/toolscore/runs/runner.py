@@ -12,6 +12,7 @@ import platform
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
@@ -159,11 +160,15 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     return summary
 
 
-def rescore(benchmark: Benchmark, store: RunStore) -> list[dict[str, Any]]:
-    """Recompute every stored sample's scores from its output; no model calls."""
+def rescore(benchmark: Benchmark, store: RunStore,
+            numbers: set[int] | None = None) -> Iterator[dict[str, Any]]:
+    """Every stored sample's latest record with its scores recomputed from its output, streamed
+    one at a time (no model calls). ``numbers`` are the records to read (default: the latest
+    of each key, see :meth:`RunStore.latest_index`)."""
     samples = {s.id: s for s in benchmark.samples()}
-    records = list(store.latest().values())
-    for r in records:
+    if numbers is None:
+        numbers = set(store.latest_index().values())
+    for r in store.records_at(numbers):
         if r.get("status") == "ok" and r["id"] in samples:
             r["scores"] = benchmark.score(r["output"], samples[r["id"]])
-    return records
+        yield r

@@ -284,6 +284,22 @@ class ToolTalkReport:
     plugins: list[Any]
 
     @classmethod
+    def summary_output(cls, output: Any) -> Any:
+        """Per turn: the tool names expected and called and how the turn stopped; what the
+        aggregation, breakdowns and facets read (transcripts and results stay on disk)."""
+        if not isinstance(output, dict) or not isinstance(output.get("turns"), list):
+            return output
+
+        def names(calls: Any) -> list[dict[str, Any]]:
+            return [{"request": {"api_name": (c.get("request") or {}).get("api_name")}}
+                    for c in calls or [] if isinstance(c, dict)]
+
+        return {"turns": [{"turn": t.get("turn"), "stop": t.get("stop"),
+                           "ground_truth": names(t.get("ground_truth")),
+                           "predictions": names(t.get("predictions"))}
+                          for t in output["turns"] if isinstance(t, dict)]}
+
+    @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
         return "success"
 
