@@ -155,9 +155,9 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
                            timeout=generic["timeout"], download=generic["download"],
                            progress=progress_wanted(json_out), model_args=args, **options)
     print_run(run.to_dict(), json_out)
-    errored = sum(r.get("status") != "ok" for r in run.records)
+    errored, total = run.error_count()
     if errored:
-        err.print(f"{errored} of {len(run.records)} samples ended in an infrastructure error "
+        err.print(f"{errored} of {total} samples ended in an infrastructure error "
                   "(kept in samples.jsonl, left out of the scores); retry exactly those with: "
                   f"toolscore run {run.config.benchmark} --resume {run.path}", highlight=False,
                   soft_wrap=True, markup=False)

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
 from toolscore.benchmarks.registry import benchmark_class, make_benchmark
 from toolscore.records import RunConfig, RunStore, RunStoreError, sample_key
-from toolscore.records.store import project_record
+from toolscore.records.store import project_record, without_output
 from toolscore.runs.runner import RunOptions, RunSummary, execute_run, new_run_config, rescore
 
 T = TypeVar("T")
@@ -50,6 +50,11 @@ class Run:
             latest = RunStore(self.path).latest()
             self._records = [latest[k] for k in sorted(latest)]
         return self._records
+
+    def error_count(self) -> tuple[int, int]:
+        """(records that ended in an error, all records), read without their outputs."""
+        latest = RunStore(self.path).latest(without_output)
+        return sum(r.get("status") != "ok" for r in latest.values()), len(latest)
 
     def to_pandas(self) -> Any:
         """One row per (sample, epoch): id, epoch, split, status, scalar scores, tokens, time

@@ -136,13 +136,17 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     summary = RunSummary(total=len(samples) * options.epochs)
     summary.skipped = summary.total - len(todo)
     started = time.perf_counter()
-    gate = asyncio.Semaphore(max(1, options.max_concurrency))
     score_lock = asyncio.Lock()
     progress = Progress(options.progress, summary)
+    queue = iter(todo)
 
-    async def worker(sample: Sample, epoch: int) -> None:
-        async with gate:
-            record = await _run_one(benchmark, sample, epoch, client, score_lock)
+    async def worker() -> None:
+        # a fixed pool pulling from one queue, not one task per sample: 10,000 waiting tasks
+        # cost memory, and the start order (longest first) is the same
+        for sample, epoch in queue:
+            finish(await _run_one(benchmark, sample, epoch, client, score_lock))
+
+    def finish(record: dict[str, Any]) -> None:
         store.append(record)
         summary.done += 1
         if record["status"] != "ok":
@@ -155,7 +159,8 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
             on_record(record)
 
     async with progress:
-        await asyncio.gather(*(worker(s, e) for s, e in todo))
+        await asyncio.gather(*(worker() for _ in range(min(max(1, options.max_concurrency),
+                                                              len(todo)))))
     summary.wall_s = time.perf_counter() - started
     return summary
 

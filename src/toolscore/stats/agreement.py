@@ -10,7 +10,7 @@ system scored the same is a finding to report, not a crash.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -127,10 +127,11 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],
 
 
 def group_resamples(groups: ArrayLike, n_resamples: int,
-                    rng: np.random.Generator) -> list[np.ndarray] | None:
-    """Row indices of ``n_resamples`` cluster resamples: the distinct labels of ``groups`` (in
-    order of first appearance) are drawn with replacement and each brings all its rows. None
-    when every row is its own group (then plain row resampling is the same thing)."""
+                    rng: np.random.Generator) -> Iterator[np.ndarray] | None:
+    """Row indices of ``n_resamples`` cluster resamples, one array at a time: the distinct
+    labels of ``groups`` (in order of first appearance) are drawn with replacement and each
+    brings all its rows. None when every row is its own group (then plain row resampling is
+    the same thing). Yielded lazily: 2,000 resamples of 10,000 rows would be 160 MB at once."""
     labels = list(np.asarray(groups).ravel())
     order: dict[Hashable, list[int]] = {}
     for i, label in enumerate(labels):
@@ -141,8 +142,14 @@ def group_resamples(groups: ArrayLike, n_resamples: int,
     draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
     if len({len(m) for m in members}) == 1:  # balanced (every sample has k epochs): vectorised
         table = np.array(members)
-        return list(table[draws].reshape(n_resamples, -1))
-    return [np.concatenate([members[g] for g in row]) for row in draws]
+        return (table[row].reshape(-1) for row in draws)
+    return (np.concatenate([members[g] for g in row]) for row in draws)
+
+
+def _row_resamples(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    # row by row draws the same stream as one (n_resamples, n) draw, without holding it
+    for _ in range(n_resamples):
+        yield rng.integers(0, n, size=n)
 
 
 def bootstrap_ci(data: ArrayLike | Sequence[ArrayLike], statistic: Callable[..., float], *,
@@ -173,7 +180,7 @@ def bootstrap_ci(data: ArrayLike | Sequence[ArrayLike], statistic: Callable[...,
     if groups is not None and len(np.asarray(groups).ravel()) != n:
         raise ValueError("groups must have one label per row")
     clustered = group_resamples(groups, n_resamples, rng) if groups is not None else None
-    idx = clustered if clustered is not None else rng.integers(0, n, size=(n_resamples, n))
+    idx = clustered if clustered is not None else _row_resamples(n, n_resamples, rng)
     values = np.array([statistic(*(arr[row] for arr in arrays)) for row in idx], dtype=float)
     values = values[np.isfinite(values)]
     if values.size == 0:
