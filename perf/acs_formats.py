@@ -97,20 +97,31 @@ def _table(exercises: list[Exercise], cols: list[str], st: Style, lead: list[str
     return out
 
 
-def _bullet(e: Exercise, st: Style) -> str:
+def _heading(text: str, k: int) -> str:
+    """Three ways people head a section: '### X', '**X**', 'X:'."""
+    return (f"### {text}", f"**{text}**", f"{text}:")[k % 3]
+
+
+def _bullet(e: Exercise, st: Style, k: int = 0) -> str:
     parts = []
+    unit = st.unit if st.unit == "kg" else ("lb", "lbs", "pounds")[k % 3]
     if e.sets is not None and e.reps is not None:
         w = st.weight(e.weight)
-        at = f" with {_n(w)} {st.unit}" if w is not None else (
-            " (bodyweight)" if e.bodyweight else "")
-        parts.append(f"{_n(e.sets)} sets of {_n(e.reps)} reps{at}")
+        if k % 2:
+            at = f" @ {_n(w)}{unit if unit == 'kg' else ' ' + unit}" if w is not None else ""
+            parts.append(f"{_n(e.sets)}x{_n(e.reps)}{at}")
+        else:
+            at = f" with {_n(w)} {unit}" if w is not None else (
+                " (bodyweight)" if e.bodyweight else "")
+            parts.append(f"{_n(e.sets)} sets of {_n(e.reps)} reps{at}")
     elif e.sets is not None:
         parts.append(f"{_n(e.sets)} sets")
     if e.minutes is not None:
         parts.append(_minutes(e.minutes))
     if e.calories is not None:
         parts.append(f"burns about {_n(e.calories)} calories")
-    return f"- {e.name} — " + ", ".join(parts) if parts else f"- {e.name}"
+    mark = ("-", "*", "1.")[k % 3]
+    return f"{mark} {e.name} — " + ", ".join(parts) if parts else f"{mark} {e.name}"
 
 
 def _rounds(s: Session) -> list[str]:
@@ -120,9 +131,12 @@ def _rounds(s: Session) -> list[str]:
 def named_tables(sessions: tuple[Session, ...], letters: bool = True) -> str:
     st, cols = Style(), _cols(list(sessions))
     out = ["Here is your plan, organised as named workouts.", ""]
+    k = _key(sessions)
     for i, s in enumerate(sessions):
         name = f"Workout {chr(65 + i)}" if letters else _NAMES[i % len(_NAMES)]
-        out += [f"### {name}", "", *_table(s.exercises, cols, st), *_rounds(s), ""]
+        if k % 2:
+            name += (" - Upper Body", " (Lower Body)", ": Full Body")[i % 3]
+        out += [_heading(name, k), "", *_table(s.exercises, cols, st), *_rounds(s), ""]
     out += ["Alternate the workouts through the week and rest between them."]
     return "\n".join(out)
 
@@ -140,19 +154,29 @@ def session_column(sessions: tuple[Session, ...]) -> str:
     return "\n".join(out)
 
 
+def _key(sessions: tuple[Session, ...]) -> int:
+    """A deterministic variation index: the same response always gets the same style."""
+    return len(sessions) + sum(len(s.exercises) for s in sessions)
+
+
 def bullets(sessions: tuple[Session, ...]) -> str:
-    st = Style()
+    st, k = Style(), _key(sessions)
     out = []
     for i, s in enumerate(sessions):
-        out += [f"Session {i + 1}", *(_bullet(e, st) for e in s.exercises), *_rounds(s), ""]
+        out += [_heading(f"Session {i + 1}", k), *(_bullet(e, st, k) for e in s.exercises),
+                *_rounds(s), ""]
     return "\n".join(out)
 
 
 def template(sessions: tuple[Session, ...]) -> str:
-    st, first = Style(), sessions[0]
-    return "\n".join([f"**Frequency:** {len(sessions)} sessions per week", "",
-                      "Do the following workout each session:", "",
-                      *_table(first.exercises, _cols([first]), st), *_rounds(first)])
+    st, first, k = Style(), sessions[0], _key(sessions)
+    n = len(sessions)
+    freq = (f"**Frequency:** {n} sessions per week", f"Train {n}x per week.",
+            f"Do this workout {n} times a week:")[k % 3]
+    body = (_table(first.exercises, _cols([first]), st) if k % 2 == 0
+            else [_bullet(e, st, k) for e in first.exercises])
+    return "\n".join([freq, "", *body, *_rounds(first), "", "**Notes:**",
+                      "- Rest 60-90 seconds between sets.", "- Warm up for 5 minutes first."])
 
 
 def _weighted(sessions: tuple[Session, ...]) -> None:
@@ -171,10 +195,11 @@ def pounds(sessions: tuple[Session, ...]) -> str:
 
 def pound_bullets(sessions: tuple[Session, ...]) -> str:
     _weighted(sessions)
-    st = Style("lb")
+    st, k = Style("lb"), _key(sessions)
     out = []
     for i, s in enumerate(sessions):
-        out += [f"**Day {i + 1}**", *(_bullet(e, st) for e in s.exercises), *_rounds(s), ""]
+        out += [_heading(f"Day {i + 1}", k), *(_bullet(e, st, k + i) for e in s.exercises),
+                *_rounds(s), ""]
     return "\n".join(out)
 
 
