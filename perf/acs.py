@@ -6,6 +6,12 @@ overall, per domain and per constraint kind, then the mean time per row. Two ref
 from the spec are printed alongside: always "satisfied", and the majority label per constraint
 kind (computed here on the same rows, so it is an optimistic baseline).
 
+Then the unseen-format proxy (``perf/acs_formats.py``): every dev workout response rewritten
+into formats the dev set does not use, with per format the rows, how many labels had to be
+derived (the rewrite changed a checked quantity), abstentions, accuracy on decided rows and
+accuracy counting abstentions as wrong. Leaving requests out cannot measure rules written by
+reading every request; these rewrites are the proxy for requests written differently.
+
     .venv/bin/python perf/acs.py [--data DIR_OR_CSV] [--errors] [--rewrites]
 """
 
@@ -20,6 +26,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+try:  # run as a script (perf/ on the path) or imported as perf.acs
+    from acs_formats import FORMATS, rewrite
+except ImportError:  # pragma: no cover
+    from perf.acs_formats import FORMATS, rewrite
 from toolscore.benchmarks.acs.data import AcsRow, DataError, load_rows
 from toolscore.benchmarks.acs.verify import Verdict, verify
 from toolscore.benchmarks.acs.verify.checks import clear_caches
@@ -141,6 +151,31 @@ def rewrites(rows: list[AcsRow], base: list[Scored]) -> None:
         print(f"  {name:<24} {changed} of {len(rows)}")
 
 
+def formats(rows: list[AcsRow], errors: bool = False) -> None:
+    """Per unseen format: rows, derived labels, abstentions and accuracy (see module doc)."""
+    print("unseen-format proxy: dev workout responses rewritten (perf/acs_formats.py)")
+    head = (f"{'format':<42}{'rows':>5}{'derived':>8}{'left out':>9}{'abstain':>8}"
+            f"{'acc_decided':>12}{'acc':>8}")
+    print(head)
+    for name, fmt in FORMATS.items():
+        done, skipped = rewrite(rows, fmt)
+        verdicts = [(w, verify(w.row.request, w.row.response, w.row.constraint, w.row.domain))
+                    for w in done]
+        decided = [(w, v) for w, v in verdicts if v.label is not None]
+        right = sum(v.label == w.row.label for w, v in decided)
+        n = len(done)
+        acc_d = f"{right / len(decided):.1%}" if decided else "-"
+        acc = f"{right / n:.1%}" if n else "-"
+        print(f"{name:<42}{n:>5}{sum(w.derived for w in done):>8}{skipped:>9}"
+              f"{n - len(decided):>8}{acc_d:>12}{acc:>8}")
+        if errors:
+            for w, v in verdicts:
+                if v.label != w.row.label:
+                    print(f"    [{w.row.row_id}] want={int(w.row.label)} got={v.label} "
+                          f"{w.row.constraint} | {v.reason}")
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=None, help="csv or folder (default $TOOLSCORE_DATA/acs)")
@@ -191,8 +226,9 @@ def main(argv: list[str] | None = None) -> int:
           f"max {max(times):.2f} ms")
     print(f"time per row, warm (a response parsed once for its 3-6 constraints): mean "
           f"{warm_ms:.2f} ms")
+    print()
+    formats(rows, args.errors)
     if args.rewrites:
-        print()
         rewrites(rows, scored)
     if args.errors:
         print("\nrows not decided correctly:")

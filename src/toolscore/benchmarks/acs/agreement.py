@@ -126,6 +126,9 @@ def summary_lines(metrics: dict[str, Any]) -> list[str]:
              "accuracy_all counts abstentions as wrong"]
     if metrics.get("baseline_always_satisfied") is not None:
         lines.append(f"baseline: always 'satisfied' {metrics['baseline_always_satisfied']:.1%}")
-    if judge_kind(metrics) == "acs-verify":
+    if metrics.get("extracted_by_llm") is not None:
+        lines.append(f"{metrics['extracted_by_llm']} rows decided from the LLM's extraction "
+                     "(the parser could not read their response); the rest by acs-verify")
+    if judge_kind(metrics) == "acs-verify" or metrics.get("extracted_by_llm") is not None:
         lines.append("caveat: " + CAVEAT)
     return lines

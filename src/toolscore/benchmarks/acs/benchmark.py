@@ -23,15 +23,18 @@ from toolscore.judges.registry import ConfiguredJudge
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig
 
-Judge = Literal["acs-verify", "llm"]
+Judge = Literal["acs-verify", "llm", "hybrid"]
 Group = Literal["domain", "kind", "none"]
 KINDS = ("acs-verify", "acs-llm")
+HYBRID_LABEL = "hybrid: acs-verify, LLM extraction where it cannot read the response"
 
 
 @dataclass
 class ACSOptions:
     judge: Judge = option("acs-verify", "The judge under test: acs-verify (deterministic, no "
-                          "model) | llm (the run's --model as LLM judge).")
+                          "model) | llm (the run's --model as LLM judge) | hybrid (acs-verify; "
+                          "where it cannot read a response, the run's --model extracts the "
+                          "figures into a schema and acs-verify's arithmetic decides).")
     shots: int = option(0, "LLM judge: few-shot examples per prompt (drawn from the other half "
                         "of the requests, never the judged row's own).")
     shot_reasons: bool = option(False, "LLM judge: show acs-verify's figures with each "
@@ -69,10 +72,10 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
         o = options or ACSOptions()
         if o.shots < 0 or o.votes < 1 or o.resamples < 0 or o.max_tokens < 1:
             raise OptionError("acs: shots and resamples must be >= 0; votes and max_tokens >= 1")
-        if o.judge == "acs-verify" and o.judge_config is None and (
+        if o.judge in ("acs-verify", "hybrid") and o.judge_config is None and (
                 o.shots or o.votes != 1 or o.shot_reasons):
-            raise OptionError("acs: --shots, --votes and --shot-reasons apply to LLM judges, "
-                              "not acs-verify")
+            raise OptionError(f"acs: --shots, --votes and --shot-reasons apply to LLM judges, "
+                              f"not {o.judge}")
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.options = o
         self._rows: list[AcsRow] | None = None
@@ -81,6 +84,7 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
         self._reasons: dict[str, str] = {}
         self._config: Any = None
         self._llm: Any = None
+        self._extracted: dict[tuple[str, str, str], Any] = {}  # hybrid: one per response
 
     # -- configuration -----------------------------------------------------------------------
     @property
@@ -100,7 +104,7 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
         return self.options.judge
 
     def uses_model(self) -> bool:
-        return self.options.judge == "llm" and self.options.judge_config is None
+        return self.options.judge in ("llm", "hybrid") and self.options.judge_config is None
 
     def config(self) -> dict[str, Any]:
         o = self.options
@@ -109,7 +113,12 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
                                "group": o.group, "resamples": o.resamples, "seed": o.seed}
         if o.csv is not None:
             cfg["csv"] = str(o.csv)
-        if self.kind != "acs-verify":
+        if self.kind == "hybrid":
+            from toolscore.benchmarks.acs.hybrid import SCHEMA_SHA
+
+            cfg.update(temperature=self.temperature, max_tokens=o.max_tokens,
+                       extraction_schema=SCHEMA_SHA)
+        elif self.kind != "acs-verify":
             cfg.update(shots=o.shots, shot_reasons=o.shot_reasons, votes=self.votes,
                        temperature=self.temperature, max_tokens=o.max_tokens,
                        prompt_sha256=prompt.PROMPT_SHA256)
@@ -119,6 +128,8 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
         return cfg
 
     def mode_label(self) -> str:
+        if self.kind == "hybrid":
+            return HYBRID_LABEL
         return "deterministic" if self.kind == "acs-verify" else f"{self.options.shots}-shot"
 
     # -- data --------------------------------------------------------------------------------
@@ -144,11 +155,12 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
     def check(self) -> None:
         """Rows, the judge configuration and the few-shot plan, before any model call."""
         o = self.options
-        if self.kind == "acs-verify" and (o.shots or self.votes != 1 or o.shot_reasons):
-            raise OptionError("acs: --shots, --votes and --shot-reasons apply to LLM judges, "
-                              "not acs-verify")
+        if self.kind in ("acs-verify", "hybrid") and (o.shots or self.votes != 1
+                                                       or o.shot_reasons):
+            raise OptionError(f"acs: --shots, --votes and --shot-reasons apply to LLM judges, "
+                              f"not {self.kind}")
         rows = [s.data for s in self.samples()]
-        if self.kind != "acs-verify" and rows:
+        if self.kind not in ("acs-verify", "hybrid") and rows:
             self.shots_for(rows[0])
 
     def shots_for(self, row: AcsRow) -> list[AcsRow]:
@@ -174,6 +186,8 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
             out: dict[str, Any] = {"judge": self._judge_name(None), "label": v.label,
                                    "reason": v.reason}
             return self._with_config(out)
+        if self.kind == "hybrid":
+            return await self._run_hybrid(row, model, epoch)
         return self._with_config(await self._run_llm(row, model, epoch))
 
     async def _run_llm(self, row: AcsRow, model: Any, epoch: int) -> dict[str, Any]:
@@ -194,6 +208,43 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
                 "reason": reason, "shots": [s.row_id for s in shots],
                 "votes": [{"label": prompt.as_bool(v.label), "reason": v.reason,
                            "error": v.error, "raw": v.raw} for v in verdicts]}
+
+    async def _run_hybrid(self, row: AcsRow, model: Any, epoch: int) -> dict[str, Any]:
+        """acs-verify; for a response it cannot read, the model's extraction (one per response
+        and epoch, shared by the response's constraints) and acs-verify's arithmetic."""
+        import asyncio
+
+        from toolscore.benchmarks.acs import hybrid
+        from toolscore.benchmarks.acs.verify import verify
+        from toolscore.benchmarks.acs.verify.constraints import Abstain, parse_constraint
+
+        v = verify(row.request, row.response, row.constraint, row.domain)
+        client = getattr(model, "client", model)
+        name = f"hybrid({getattr(client, 'name', 'model')})"
+        parsed = parse_constraint(row.constraint, row.request, row.domain)
+        if v.label is not None or isinstance(parsed, Abstain):
+            return {"judge": name, "label": v.label, "reason": v.reason, "extracted_by": "parser"}
+        if hasattr(client, "with_role"):
+            client = client.with_role("judge")
+        part = hybrid.part_for(parsed)
+        key = (row.response, part, str(epoch))
+        if key not in self._extracted:
+            gen = GenerateConfig(temperature=self.temperature,
+                                 max_tokens=self.options.max_tokens, seed=self.options.seed)
+            self._extracted[key] = asyncio.ensure_future(hybrid.extract(
+                client, row.request, row.response, part, config=gen))
+        try:
+            got = await asyncio.shield(self._extracted[key])
+        except InfraError:
+            del self._extracted[key]  # a later row (or a resume) asks again
+            raise
+        out: dict[str, Any] = {"judge": name, "extracted_by": "llm", "parser_reason": v.reason,
+                               "raw": got.raw}
+        if got.extraction is None:
+            return {**out, "label": None, "reason": got.error}
+        decided = hybrid.decide(parsed, got.extraction)
+        return {**out, "label": decided.label, "reason": decided.reason,
+                "extraction": got.extraction.model_dump(exclude_defaults=True)}
 
     def _judge(self, model: Any) -> Any:
         """The one LLM judge, through the run's model (usage role "judge") or the model the
@@ -262,9 +313,13 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
             cfg = self.judge_config.identity()
         name = first.get("judge") or (cfg or {}).get("id") or o.judge
         votes = (cfg or {}).get("votes") or o.votes
-        return agreement.summarise(ranked, judge=name, group=o.group, shots=o.shots,
-                                   votes=votes, resamples=o.resamples, seed=o.seed,
-                                   judge_config=cfg)
+        doc = agreement.summarise(ranked, judge=name, group=o.group, shots=o.shots,
+                                  votes=votes, resamples=o.resamples, seed=o.seed,
+                                  judge_config=cfg)
+        if self.kind == "hybrid":
+            doc["how"] = HYBRID_LABEL
+            doc["extracted_by_llm"] = sum(out.get("extracted_by") == "llm" for out in outputs)
+        return doc
 
     @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -19,7 +19,7 @@ from toolscore.benchmarks.acs.verify.constraints import (
     Constraint,
     parse_constraint,
 )
-from toolscore.benchmarks.acs.verify.extract import extract_meal_plan
+from toolscore.benchmarks.acs.verify.extract import MealPlan, extract_meal_plan
 from toolscore.benchmarks.acs.verify.timeline import DAY, Entry, inside, read_schedule
 from toolscore.benchmarks.acs.verify.workouts import Session, extract_sessions, norm_name
 
@@ -41,12 +41,12 @@ def verify(request: str, response: str, constraint: str, domain: str = "") -> Ve
         return Verdict(None, f"constraint not understood: {parsed.reason}", kind="unparsed")
     try:
         return _check(parsed, response)
-    except _Unreadable as exc:
+    except Unreadable as exc:
         return Verdict(None, f"response not understood: {exc}", kind=parsed.kind)
 
 
-class _Unreadable(Exception):
-    pass
+class Unreadable(Exception):
+    """The response (or an extraction of it) lacks a figure the constraint needs."""
 
 
 def clear_caches() -> None:
@@ -71,22 +71,24 @@ def _num(v: Fraction) -> int | float:
     return v.numerator if v.denominator == 1 else float(v)
 
 
+MEAL_KINDS = ("days", "meals_per_day", "meals_total", "nutrient")
+WORKOUT_KINDS = ("sessions", "exercises", "exercises_total", "session_minutes",
+                 "session_calories", "tonnage")
+
+
 def _check(c: Constraint, response: str) -> Verdict:
-    if c.kind in ("days", "meals_per_day", "meals_total", "nutrient"):
-        return _check_meals(c, response)
-    if c.kind in ("sessions", "exercises", "exercises_total", "session_minutes",
-                  "session_calories", "tonnage"):
-        return _check_workout(c, extract_sessions(response))
-    entries = read_schedule(response)
-    if not entries:
-        raise _Unreadable("no timed schedule entries")
-    return _check_schedule(c, entries)
+    if c.kind in MEAL_KINDS:
+        return check_meal_plan(c, extract_meal_plan(response))
+    if c.kind in WORKOUT_KINDS:
+        return check_sessions(c, extract_sessions(response))
+    return check_entries(c, read_schedule(response))
 
 
-def _check_meals(c: Constraint, response: str) -> Verdict:
-    plan = extract_meal_plan(response)
+def check_meal_plan(c: Constraint, plan: MealPlan) -> Verdict:
+    """The arithmetic of a meal-plan constraint on extracted days (from the text or, in the
+    hybrid mode, from an LLM's extraction); raises Unreadable when a figure is missing."""
     if not plan.days:
-        raise _Unreadable("no days found")
+        raise Unreadable("no days found")
     if c.kind == "days":
         return _decide(c, [Fraction(len(plan.days))], "days")
     if c.kind in ("meals_per_day", "meals_total"):
@@ -96,18 +98,18 @@ def _check_meals(c: Constraint, response: str) -> Verdict:
 
         counts = [Fraction(sum(1 for m in d.meals if counted(m))) for d in plan.days]
         if not any(len(d.meals) for d in plan.days):
-            raise _Unreadable("no meal headers found")
+            raise Unreadable("no meal headers found")
         what = "snacks" if c.target == "snack" else "meals"
         if c.kind == "meals_total":
             return _decide(c, [sum(counts, Fraction(0))], f"{what} in total")
         return _decide(c, counts, f"{what} per day")
     missing = [d.title for d in plan.days if not d.mentions.get(c.target)]
     if missing:
-        raise _Unreadable(f"no {c.target} figures in {missing[0]}")
+        raise Unreadable(f"no {c.target} figures in {missing[0]}")
     if c.scope == "meal":
         meals = [m.get(c.target, Fraction(0)) for d in plan.days for m in d.per_meal]
         if not meals:
-            raise _Unreadable("no meal headers found")
+            raise Unreadable("no meal headers found")
         return _decide(c, meals, f"{c.target} per meal")
     per_day = [d.totals[c.target] for d in plan.days]
     if c.scope == "total":
@@ -125,9 +127,10 @@ def tonnage(s: Session) -> Fraction:
     return total * s.rounds
 
 
-def _check_workout(c: Constraint, sessions: Sequence[Session]) -> Verdict:
+def check_sessions(c: Constraint, sessions: Sequence[Session]) -> Verdict:
+    """The arithmetic of a workout constraint on extracted sessions (see check_meal_plan)."""
     if not sessions:
-        raise _Unreadable("no sessions found")
+        raise Unreadable("no sessions found")
     if c.kind == "sessions":
         return _decide(c, [Fraction(len(sessions))], "sessions")
     if c.kind == "exercises":
@@ -138,16 +141,16 @@ def _check_workout(c: Constraint, sessions: Sequence[Session]) -> Verdict:
     if c.scope == "exercise":
         attr = {"session_minutes": "minutes", "session_calories": "calories"}.get(c.kind)
         if attr is None:
-            raise _Unreadable("per-exercise tonnage is not supported")
+            raise Unreadable("per-exercise tonnage is not supported")
         vals = [getattr(e, attr) for s in sessions for e in s.real]
         if any(v is None for v in vals) or not vals:
-            raise _Unreadable(f"an exercise without {attr}")
+            raise Unreadable(f"an exercise without {attr}")
         return _decide(c, vals, f"{attr} per exercise")
     values: list[Fraction] = []
     for s in sessions:
         if c.kind == "tonnage":
             if not any(e.sets is not None and e.weight is not None for e in s.real):
-                raise _Unreadable(f"no sets x reps x weight in {s.title}")
+                raise Unreadable(f"no sets x reps x weight in {s.title}")
             values.append(tonnage(s))
             continue
         attr = "minutes" if c.kind == "session_minutes" else "calories"
@@ -155,7 +158,7 @@ def _check_workout(c: Constraint, sessions: Sequence[Session]) -> Verdict:
         for e in s.exercises:
             v = getattr(e, attr)
             if v is None and not e.rest:
-                raise _Unreadable(f"no {attr} for {e.name!r} in {s.title}")
+                raise Unreadable(f"no {attr} for {e.name!r} in {s.title}")
             total += v or 0
         values.append(total * s.rounds)
     what = {"tonnage": "kg per session", "session_minutes": "minutes per session",
@@ -276,9 +279,12 @@ def matching(c: Constraint, entries: Sequence[Entry]) -> list[Entry]:
 _PARTS_SET = {"morning", "afternoon", "evening", "night"}
 
 
-def _check_schedule(c: Constraint, entries: Sequence[Entry]) -> Verdict:
+def check_entries(c: Constraint, entries: Sequence[Entry]) -> Verdict:
+    """The arithmetic of a schedule constraint on timed entries (see check_meal_plan)."""
+    if not entries:
+        raise Unreadable("no timed schedule entries")
     if c.kind == "conjunction":
-        verdicts = [_check_schedule(p, entries) for p in c.parts]
+        verdicts = [check_entries(p, entries) for p in c.parts]
         return Verdict(all(v.label for v in verdicts), "; ".join(v.reason for v in verdicts),
                        {"parts": [v.values for v in verdicts]}, c.kind)
     found = matching(c, entries)

@@ -13,6 +13,20 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from toolscore.benchmarks.acs.verify.comparison import (
+    _GE,
+    _GT,
+    _LE,
+    _LT,
+    _NUM,
+    Comparison,
+    cmp_of,
+    comparison_op,  # noqa: F401  (re-exported: part of this module's reading API)
+    last_number,
+    number_near,
+    strip_parens,
+)
+from toolscore.benchmarks.acs.verify.markdown import KG_PER_LB
 from toolscore.benchmarks.acs.verify.timeline import (
     DAY,
     DURATION,
@@ -21,44 +35,7 @@ from toolscore.benchmarks.acs.verify.timeline import (
     duration_minutes,
 )
 
-_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
-_GE = (r"at least|a minimum of|\bminimum\b|\bminimal\b|\bmin\b|no less than|not less than|"
-       r"no fewer than|not fewer than|greater than or equal|more than or equal|"
-       r"equal to or (?:greater|more) than|or more\b|or greater|or above|and above|>=|≥|"
-       r"upwards of")
-_LE = (r"at most|no more than|not more than|\bmaximum\b|\bmax\b|up to \d|less than or equal|"
-       r"equal to or less|not exceed|not to exceed|not exceeding|no greater than|"
-       r"not greater than|or less\b|or fewer|or below|and below|limited to|within \d|<=|≤|"
-       r"no longer than|not longer than|not go (?:over|above)|capped at")
-_LT = r"less than|fewer than|\bbelow \d|\bunder \d|shorter than|lower than|<"
-_GT = (r"more than|greater than|\babove \d|\bover \d|\bexceeds?\b|exceeding|longer than|"
-       r"higher than|>")
 _PARTS = ("morning", "afternoon", "evening", "night")
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """``x op value`` (or ``value <= x <= high`` for 'between'), exact on Fractions."""
-
-    op: str  # "==", ">=", "<=", ">", "<", "between"
-    value: Fraction
-    high: Fraction | None = None
-
-    def holds(self, x: Fraction | int) -> bool:
-        x = Fraction(x)
-        if self.op == "between":
-            return self.value <= x <= (self.high if self.high is not None else self.value)
-        return {"==": x == self.value, ">=": x >= self.value, "<=": x <= self.value,
-                ">": x > self.value, "<": x < self.value}[self.op]
-
-    def __str__(self) -> str:
-        if self.op == "between":
-            return f"between {_fmt(self.value)} and {_fmt(self.high or self.value)}"
-        return f"{self.op} {_fmt(self.value)}"
-
-
-def _fmt(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
 
 
 @dataclass(frozen=True)
@@ -93,47 +70,10 @@ class Abstain:
     reason: str
 
 
-def comparison_op(text: str) -> str:
-    """The comparison a sentence asks for; equality when it names none ('must be 2000')."""
-    t = text.lower()
-    for op, pat in ((">=", _GE), ("<=", _LE), ("<", _LT), (">", _GT)):
-        if re.search(pat, t):
-            return op
-    return "=="
-
-
-def _cmp(text: str, value: Fraction, scale: Fraction | int = 1) -> Comparison:
-    """The comparison with ``value``; a range ('between 30 and 45', 'at least 30 and at most
-    45') is read from the text and multiplied by ``scale`` (60 when it is in hours)."""
-    m = (re.search(rf"between\s+{_NUM}\s*[a-z-]*\s+and\s+{_NUM}", text, re.I)
-         or re.search(rf"(?:{_GE})\s*{_NUM}[^.;]*?\band\b[^.;]*?(?:{_LE})\s*{_NUM}", text, re.I))
-    if m:
-        lo, hi = (Fraction(g.replace(",", "")) * scale for g in m.groups()[-2:])
-        return Comparison("between", min(lo, hi), max(lo, hi))
-    return Comparison(comparison_op(text), value)
-
-
-def _strip_parens(text: str) -> str:
-    return re.sub(r"\([^)]*\)", " ", text)
-
-
-def _number_near(text: str, unit: str) -> Fraction | None:
-    """The number written next to ``unit`` ('4 days', '2 meals', '2700 calories', '170g')."""
-    m = re.search(rf"{_NUM}\s*-?\s*(?:{unit})", text, re.I)
-    if m:
-        return Fraction(m.group(1).replace(",", ""))
-    return None
-
-
-def _last_number(text: str) -> Fraction | None:
-    nums = re.findall(_NUM, text)
-    return Fraction(nums[-1].replace(",", "")) if nums else None
-
-
 def parse_constraint(text: str, request: str = "", domain: str = "") -> Constraint | Abstain:
     """Read one constraint sentence; ``domain`` (the csv column) narrows the kinds tried."""
     raw = " ".join(text.split())
-    t = _strip_parens(raw).lower()
+    t = strip_parens(raw).lower()
     dom = domain.lower() or infer_domain(t, request)
     if dom.startswith("schedule"):
         return _schedule(raw)
@@ -164,8 +104,8 @@ _NUTRIENT_WORDS = (("calories", r"calori|kcal|\benergy\b"), ("protein", r"protei
 def _meal(raw: str, t: str, request: str) -> Constraint | Abstain:
     nutrient = next((n for n, pat in _NUTRIENT_WORDS if re.search(pat, t)), None)
     if nutrient:
-        value = (_number_near(t, r"k?cal|g\b|grams?") if nutrient != "calories"
-                 else _number_near(t, r"k?cal")) or _last_number(t)
+        value = (number_near(t, r"k?cal|g\b|grams?") if nutrient != "calories"
+                 else number_near(t, r"k?cal")) or last_number(t)
         if value is None:
             return Abstain(f"no target value for {nutrient}")
         # "(2500 calories per day for 2 days)" marks a whole-plan total; otherwise meal-plan
@@ -173,12 +113,17 @@ def _meal(raw: str, t: str, request: str) -> Constraint | Abstain:
         total = bool(re.search(r"per day (?:for|over|x|×) \d+ days|\bx\s*\d+\s*days|"
                                r"across all days|entire (?:meal )?plan|whole (?:meal )?plan|"
                                r"over (?:the )?\d+ days", raw, re.I))
+        # "in total", "altogether", "for the week" sum over the plan unless a day is named
+        total = total or bool(
+            re.search(r"\bin total\b|\baltogether\b|\bcombined\b|\bfor the (?:whole )?week\b|"
+                      r"\bfor (?:all|both) (?:the )?(?:\d+ )?days\b|\bper week\b", t)
+            and not re.search(r"\b(?:per|each|every|a) day\b|\bdaily\b", t))
         scope = ("meal" if re.search(r"\b(?:each|every|per) meal\b", t)
                  else "total" if total else "each")
-        return Constraint("nutrient", _cmp(t, value), scope, nutrient, text=raw)
+        return Constraint("nutrient", cmp_of(t, value), scope, nutrient, text=raw)
     what = re.search(r"\b(meals?|snacks?)\b(?![\s-]*plan)", t)
     if what:
-        value = _number_near(t, r"(?:\w+\s)?(?:meals?|snacks?)") or _count_value(t)
+        value = number_near(t, r"(?:\w+\s)?(?:meals?|snacks?)") or _count_value(t)
         if value is None:
             return Abstain("no number of meals")
         per_day = re.search(r"per day|each day|every day|a day\b|daily|/day|per each day", t)
@@ -186,13 +131,13 @@ def _meal(raw: str, t: str, request: str) -> Constraint | Abstain:
         # for snacks separately ("3 meals and 2 snacks a day").
         target = ("snack" if what.group(1).startswith("snack")
                   else "meal-not-snack" if re.search(r"snack", request + " " + t, re.I) else "")
-        return Constraint("meals_per_day" if per_day else "meals_total", _cmp(t, value),
+        return Constraint("meals_per_day" if per_day else "meals_total", cmp_of(t, value),
                           target=target, text=raw)
-    value = _number_near(t, r"(?:-|\s)?days?\b")
+    value = number_near(t, r"(?:-|\s)?days?\b")
     if value is None and re.search(r"number of days|days in the", t):
         value = _count_value(t)
     if value is not None:
-        return Constraint("days", _cmp(t, value), text=raw)
+        return Constraint("days", cmp_of(t, value), text=raw)
     return Abstain("meal-plan constraint of an unknown kind")
 
 
@@ -203,57 +148,69 @@ def _count_value(t: str) -> Fraction | None:
     return Fraction(m.group(1).replace(",", "")) if m else None
 
 
+_PER_UNIT = (r"\b(?:per|each|every|a|single|one) (?:workout |training |exercise )?"
+             r"(?:session|workout|day|class)\b|\bin each\b|\beach (?:workout )?session")
+_WHOLE = (r"\btotal\b|\bper week\b|\bweekly\b|\ba week\b|\beach week\b|whole|entire|"
+          r"all (?:the )?(?:sessions|workouts|days)|combined|across|altogether|overall|"
+          r"\b(?:for|over|of|throughout) (?:the |this |my |your )?(?:routine|plan|program|"
+          r"programme|week|schedule)\b")
+
+
 def _plan_scope(t: str) -> str:
-    """'each' session unless the sentence sums over the plan ('in total', 'per week') or is
-    about single exercises ('each exercise must last at least 5 minutes')."""
+    """'each' session unless the sentence sums over the plan ('in total', 'per week', 'for the
+    routine') or is about single exercises ('each exercise must last at least 5 minutes').
+    A per-session word wins ('total tonnage per session' is each session's total)."""
     if re.search(r"\b(?:each|every|per|any|all) exercises?\b", t):
         return "exercise"
-    if re.search(r"\b(?:per|each|every|a|single) (?:session|workout|day|class)\b|"
-                 r"\bin each\b|\beach (?:workout )?session", t):
+    if re.search(_PER_UNIT, t):
         return "each"
-    if re.search(r"\btotal\b|per week|weekly|a week|whole plan|entire plan|all sessions|"
-                 r"combined|across", t):
+    if re.search(_WHOLE, t):
+        return "total"
+    # "The routine must burn 1200 calories": a plan-level subject with no per-session word
+    subject = re.split(r"\b(?:must|should|needs? to|has to|shall|is|are)\b", t)[0]
+    if re.search(r"\b(?:routine|plan|program|programme|week)\b", subject):
         return "total"
     return "each"
 
 
 def _workout(raw: str, t: str) -> Constraint | Abstain:
-    if re.search(r"tonnage|weight lifted|lifting weight|total lift|\blift|\bkg\b|kilogram|volume",
-                 t):
-        value = _number_near(t, r"kg|kilograms?") or _last_number(t)
+    if re.search(r"tonnage|weight lifted|lifting weight|total lift|\blift|\bkg\b|kilogram|volume|"
+                 r"\blbs?\b|\bpounds?\b", t):
+        value = number_near(t, r"kg|kgs|kilograms?") or last_number(t)
         if value is None:
             return Abstain("no tonnage value")
-        return Constraint("tonnage", _cmp(t, value), _plan_scope(t), text=raw)
+        scale = KG_PER_LB if number_near(t, r"lbs?\b|pounds?") is not None else 1
+        return Constraint("tonnage", cmp_of(t, value * scale, scale), _plan_scope(t), text=raw)
     if re.search(r"\bburn|calori|kcal", t):
-        value = _number_near(t, r"k?cal") or _last_number(t)
+        value = number_near(t, r"k?cal") or last_number(t)
         if value is None:
             return Abstain("no calorie value")
-        return Constraint("session_calories", _cmp(t, value), _plan_scope(t), text=raw)
+        return Constraint("session_calories", cmp_of(t, value), _plan_scope(t), text=raw)
     if re.search(r"\blast|\blong\b|duration|\bminutes?\b|\bmins?\b|\bhours?\b", t):
         value = duration_minutes(t)
         if value is None:
             return Abstain("no session duration")
         hours = re.search(r"\bhours?\b|\bhrs?\b", t) and not re.search(r"minutes?|mins?", t)
-        return Constraint("session_minutes", _cmp(t, value, 60 if hours else 1), _plan_scope(t),
+        return Constraint("session_minutes", cmp_of(t, value, 60 if hours else 1), _plan_scope(t),
                           text=raw)
     if re.search(r"exercises?", t):
-        value = _number_near(t, r"(?:different |distinct |unique )?exercises?") or _count_value(t)
+        value = number_near(t, r"(?:different |distinct |unique )?exercises?") or _count_value(t)
         if value is None:
             return Abstain("no number of exercises")
         per = re.search(r"per session|each session|per workout|each workout|per day|each day|"
                         r"in each|every session|session must include", t)
         total = re.search(r"\btotal\b|in total|different|distinct|unique|overall", t)
         kind = "exercises_total" if total and not per else "exercises"
-        return Constraint(kind, _cmp(t, value), text=raw)
+        return Constraint(kind, cmp_of(t, value), text=raw)
     if re.search(r"\brest\b|\boff\b", t):
         return Abstain("rest-day constraints are not supported")
     if re.search(r"sessions?|workouts?\b(?! (?:plan|routine|program))|training days|"
                  r"days (?:per|a) week|times (?:per|a) week|\d+ days", t):
-        value = (_number_near(t, r"(?:\w+\s)?(?:sessions?|workouts?|days|times)")
+        value = (number_near(t, r"(?:\w+\s)?(?:sessions?|workouts?|days|times)")
                  or _count_value(t))
         if value is None:
             return Abstain("no number of sessions")
-        return Constraint("sessions", _cmp(t, value), text=raw)
+        return Constraint("sessions", cmp_of(t, value), text=raw)
     return Abstain("workout constraint of an unknown kind")
 
 
@@ -339,7 +296,7 @@ def _schedule(raw: str) -> Constraint | Abstain:
     if not activity:
         return Abstain("no activity named")
     hours = re.search(r"\bhours?\b|\bhrs?\b", lower) and not re.search(r"minutes?", lower)
-    cmp = _cmp(body, minutes, 60 if hours else 1)
+    cmp = cmp_of(body, minutes, 60 if hours else 1)
     return Constraint("activity_minutes", cmp, "total", activity, part, start, end, end_by,
                       each, direction, single, text=raw)
 
@@ -363,7 +320,7 @@ def _schedule_point(raw: str, lower: str, start: int | None, end: int | None
                           "each", " ".join(act.split()) or _subject(raw), text=raw)
     m = re.search(r"(\d+)\s+([a-z][a-z\s-]*?)(?:\s+(?:per|each|a)\s+day)?$", lower.strip())
     if m and not TIME.fullmatch(m.group(0)):
-        return Constraint("activity_count", _cmp(lower, Fraction(m.group(1))), "total",
+        return Constraint("activity_count", cmp_of(lower, Fraction(m.group(1))), "total",
                           m.group(2).strip(), text=raw)
     tm = re.search(rf"\b(at|before|after|by|no later than|no earlier than)\s+({_CLOCK})", lower)
     if tm and (when := _clock(tm.group(2))) is not None:

@@ -9,6 +9,7 @@ sessions), keeps every extractor independent of the surface format it happens to
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -18,8 +19,11 @@ _NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "s
               "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1}
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _UNIT = re.compile(
-    r"^(?:(?:training|workout|cardio|strength)\s+)?(day|session|workout)s?\s*#?\s*(\d+)"
-    r"((?:\s*(?:-|–|—|&|,|and|to|\+)\s*(?:day\s*|session\s*)?\d+)*)\b", re.I)
+    r"^(?:(?:training|workout|cardio|strength)\s+)?(day|session|workout)s?\s*#?\s*"
+    r"(\d+|(?-i:[A-H])(?![\w'’]))"
+    r"((?:\s*(?:-|–|—|&|,|and|to|\+)\s*(?:day\s*|session\s*|workout\s*)?"
+    r"(?:\d+|(?-i:[A-H])(?![\w'’])))*)(?![\w'’])", re.I)
+KG_PER_LB = Fraction(45359237, 100_000_000)  # the international pound, exactly
 _WEEKDAY_UNIT = re.compile(r"^({})\b".format("|".join(WEEKDAYS)), re.I)
 # Headings that close a day or session: what follows them is commentary, not plan content.
 _DOC_HEADING = re.compile(
@@ -49,6 +53,7 @@ class Unit:
     title: str
     numbers: list[int]  # the day/session numbers the header names ("Day 1 and 3" -> [1, 3])
     lines: list[Line] = field(default_factory=list)
+    named: bool = False  # a named header ("Upper Body Day"): a unit only if it has content
 
     @property
     def multiplicity(self) -> int:
@@ -119,8 +124,8 @@ def unit_numbers(text: str) -> list[int] | None:
     t = text.strip().rstrip(":").strip()
     m = _UNIT.match(t)
     if m:
-        first = int(m.group(2))
-        rest = [int(x) for x in re.findall(r"\d+", m.group(3) or "")]
+        first = _ordinal(m.group(2))
+        rest = [_ordinal(x) for x in re.findall(r"\d+|\b[A-H]\b", m.group(3) or "")]
         if re.search(r"[-–—]|\bto\b", m.group(3) or "") and len(rest) == 1 and rest[0] > first:
             return list(range(first, rest[0] + 1))
         return [first, *rest]
@@ -129,6 +134,11 @@ def unit_numbers(text: str) -> list[int] | None:
         names = re.findall(r"\b({})\b".format("|".join(WEEKDAYS)), t.split(":")[0], re.I)
         return [WEEKDAYS.index(n.lower()) + 1 for n in names] or [0]
     return None
+
+
+def _ordinal(tok: str) -> int:
+    """'3' -> 3; a lettered unit ('Workout B') -> its place in the alphabet (2)."""
+    return int(tok) if tok.isdigit() else ord(tok.upper()) - 64
 
 
 def is_unit_header(line: Line) -> bool:
@@ -142,8 +152,10 @@ def is_unit_header(line: Line) -> bool:
     return len(line.text.split()) <= 8 and not re.search(r"\d", tail) and len(head) < 60
 
 
-def split_units(lines: list[Line]) -> tuple[list[Unit], list[Line]]:
-    """Cut the lines into units (days/sessions); return them and the lines outside any unit."""
+def split_units(lines: list[Line], named: Callable[[Line], bool] | None = None
+                ) -> tuple[list[Unit], list[Line]]:
+    """Cut the lines into units (days/sessions); return them and the lines outside any unit.
+    ``named`` also accepts headers without a number ("Upper Body Day"), marked ``named``."""
     units: list[Unit] = []
     outside: list[Line] = []
     current: Unit | None = None
@@ -151,6 +163,10 @@ def split_units(lines: list[Line]) -> tuple[list[Unit], list[Line]]:
         if is_unit_header(ln):
             nums = unit_numbers(ln.text) or []
             current = Unit(ln.text.rstrip(":"), nums)
+            units.append(current)
+            continue
+        if named is not None and named(ln):
+            current = Unit(ln.text.rstrip(":"), [], named=True)
             units.append(current)
             continue
         if current is not None and ln.heading and _DOC_HEADING.match(ln.text):

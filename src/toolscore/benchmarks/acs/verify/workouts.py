@@ -14,7 +14,14 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 
+from toolscore.benchmarks.acs.verify.layouts import (
+    is_named_session,
+    session_column,
+    template_body,
+    weekly_frequency,
+)
 from toolscore.benchmarks.acs.verify.markdown import (
+    KG_PER_LB,
     Line,
     Unit,
     children,
@@ -30,7 +37,7 @@ _CALORIES = re.compile(
     rf"~?{_NUM}\s*(?:k?cal(?:orie)?s?)\b|calories(?:\s+burned)?\s*[:=]?\s*~?{_NUM}", re.I)
 _SETS_REPS = re.compile(rf"{_NUM}\s*(?:sets?)?\s*(?:x|×|of)\s*{_NUM}(?:\s*[-–]\s*\d+)?"
                         r"\s*(?:reps?|repetitions)?", re.I)
-_KG = re.compile(rf"{_NUM}\s*(?:kg|kgs|kilograms?)\b", re.I)
+_KG = re.compile(rf"{_NUM}\s*(?:(kg|kgs|kilos?|kilograms?)|(lbs?|pounds?))\b", re.I)
 _EACH = re.compile(r"\b(each|per (?:dumbbell|hand|arm|leg|side))\b|\bdumbbells\b", re.I)
 _REST = re.compile(r"^(rest|recovery|break|warm[\s-]?up|cool[\s-]?down)\b"
                    r"(?!\s+(?:for|between|as))", re.I)
@@ -111,9 +118,17 @@ def _strength(ex: Exercise, text: str) -> None:
             ex.each_side = True
         w = _KG.search(tail) or _KG.search(text[: m.start()])
         if w:
-            ex.weight = parse_number(w.group(1))
+            ex.weight = _kg(parse_number(w.group(1)), bool(w.group(3)))
             ex.each_side |= bool(_EACH.search(tail[w.start():w.end() + 25]))
         ex.bodyweight = bool(re.search(r"body\s*weight", text, re.I))
+
+
+def _kg(value: Fraction | None, pounds: bool) -> Fraction | None:
+    """A weight in kg, exactly (a plan in lb is weighed as a person converting it would)."""
+    return value * KG_PER_LB if value is not None and pounds else value
+
+
+_LB = re.compile(r"\blbs?\b|pounds?", re.I)
 
 
 def _from_text(name: str, text: str, extra: str = "") -> Exercise:
@@ -148,8 +163,11 @@ def _from_row(header: list[str], cells: list[str]) -> Exercise:
             timed = re.search(r"sec|min|hold", cl, re.I)
             ex.reps = None if timed else val
             ex.each_side |= bool(re.search(r"per (arm|leg|side)|each", cl, re.I))
-        elif re.search(r"weight|load|kg", hl):
-            ex.weight = val
+        elif re.search(r"weight|load|kg|\blbs?\b|pounds?", hl):
+            # the unit is the cell's when it names one, else the column's
+            unit = _KG.search(cl)
+            pounds = bool(unit.group(3)) if unit else bool(_LB.search(hl))
+            ex.weight = _kg(val, pounds)
             ex.bodyweight = bool(re.search(r"body\s*weight", cl, re.I))
             ex.each_side |= bool(_EACH.search(cl))
     ex.rest = bool(_REST.match(ex.name))
@@ -229,9 +247,14 @@ def _rounds(lines: list[Line]) -> int:
 
 @lru_cache(maxsize=32)
 def extract_sessions(response: str) -> tuple[Session, ...]:
-    """The sessions of a workout plan, repeated as often as their headers say."""
+    """The sessions of a workout plan, repeated as often as their headers say. Numbered
+    sections first ("Session 2", "Workout B"); without them, named workouts ("Leg Day"), a
+    table with a session column, or one listed workout done "N sessions per week"."""
     lines = read_lines(response)
     units, outside = split_units(lines)
+    if not units:
+        first = lines[0] if lines else None
+        units, outside = split_units(lines, lambda ln: is_named_session(ln, ln is first))
     pool = _pool(outside)
     by_number: dict[int, Session] = {}
     result: list[Session] = []
@@ -242,7 +265,31 @@ def extract_sessions(response: str) -> tuple[Session, ...]:
         for n in unit.numbers:
             by_number.setdefault(n, session)
         result.extend([session] * unit.multiplicity)
-    return tuple(result)
+    if result or any(not u.named for u in units):
+        return tuple(result)
+    return _headerless(lines)
+
+
+def _headerless(lines: list[Line]) -> tuple[Session, ...]:
+    """A plan without session headers: a table with a session column, else one workout done
+    as many times a week as the response says (once when it does not say)."""
+    table = session_column(lines)
+    if table is not None:
+        col, header, rows = table
+        head = header[:col] + header[col + 1:]
+        groups: dict[str, list[Exercise]] = {}
+        for key, cells in rows:
+            ex = _from_row(head, cells[:col] + cells[col + 1:])
+            groups.setdefault(key, []).append(ex)
+        return tuple(Session(k, ex) for k, ex in groups.items()
+                     if [e for e in ex if not e.rest]
+                     and not _REST_UNIT.fullmatch(k.split(":")[-1].strip() or "-"))
+    body = template_body(lines)
+    exercises = [e for e in _entries(body) if not _TOTAL.match(e.name)]
+    if not [e for e in exercises if not e.rest]:
+        return ()
+    n = weekly_frequency(lines) or 1
+    return (Session("the workout", exercises, _rounds(body)),) * n
 
 
 def _read_unit(unit: Unit, pool: dict[str, Exercise],
@@ -256,6 +303,9 @@ def _read_unit(unit: Unit, pool: dict[str, Exercise],
         # "Day 6: Repeat Day 1" is a session with Day 1's exercises
         return replace(by_number[int(ref.group(1))], title=unit.title)
     head_tail = unit.title.split(":", 1)[1] if ":" in unit.title else unit.title
+    if unit.named and (_REST_UNIT.search(unit.title) or not [e for e in exercises
+                                                              if not e.rest]):
+        return None  # a named section without exercises is not a session
     if not [e for e in exercises if not e.rest] and (
             _REST_UNIT.search(head_tail) or exercises or not unit.lines):
         return None  # a rest day
