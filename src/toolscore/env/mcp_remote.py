@@ -128,10 +128,12 @@ class Connection:
             self._close.set()
             await asyncio.wait([self._done], timeout=10)
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         if self._done is not None and not self._done.done():
-            if threading.current_thread().name == LOOP_THREAD:  # a GC on the loop: no waiting
-                asyncio.ensure_future(self._stop())
+            if not wait or threading.current_thread().name == LOOP_THREAD:
+                # a garbage collection (maybe on the loop itself, maybe at exit): no waiting
+                _background_loop().call_soon_threadsafe(lambda: asyncio.ensure_future(
+                    self._stop()))
                 return
             try:
                 _run(self._stop(), 15, "closing the connection")
@@ -256,9 +258,9 @@ class RemoteEnvironment(Environment):
         if self.remote.restartable:
             self.close()
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         if self._conn is not None:
-            self._conn.close()
+            self._conn.close(wait)
             self._conn = None
 
     def forward(self, name: str, arguments: dict[str, Any]) -> Any:
@@ -280,6 +282,6 @@ class RemoteEnvironment(Environment):
 
     def __del__(self) -> None:
         try:
-            self.close()
+            self.close(wait=False)
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
