@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from toolscore.cli import autode, judge, judges, listing, report, run, tooleval, tooltalk
+from toolscore.cli import autode, judge, judges, listing, mcp, report, run, tooleval, tooltalk
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,6 +20,7 @@ def app() -> None:
 
 for _command in (run.run_group, run.score_command, *report.COMMANDS, *autode.COMMANDS,
                  *tooleval.COMMANDS, *tooltalk.COMMANDS, *judge.COMMANDS, *judges.COMMANDS,
+                 *mcp.COMMANDS,
                  listing.benchmarks_command, listing.models_command, listing.plugins_command,
                  listing.data_command, listing.schema_command):
     app.add_command(_command)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolscore.benchmarks.base import option
+from toolscore.benchmarks.base import OptionError, option
 from toolscore.benchmarks.demo.plugins import ALL_TOOLS, PLUGINS
 from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark, ToolTalkOptions
 
@@ -54,6 +54,9 @@ class DemoBenchmark(ToolTalkBenchmark):
 
     @classmethod
     def create(cls, data_dir: Path | None, options: Any) -> DemoBenchmark:
+        if options.mcp_server:
+            raise OptionError("benchmark 'demo': --mcp-server evaluates your own conversations; "
+                              "use 'toolscore run tooltalk --mcp-server ... --data DIR'")
         plugins = PLUGINS
         if options.plugins:
             from toolscore.env.registry import load_plugins

@@ -44,6 +44,9 @@ class ToolTalkOptions:
         None, "Stop a turn after this many tool calls (default 30, strict 10).")
     plugins: list[str] = option(list, "Installed plugin sets to run over instead of the "
                                 "benchmark's own (data from --data, in ToolTalk's format).")
+    mcp_server: str | None = option(None, "Take the tools from this MCP server (a command "
+                                    "line, or an http(s) URL) instead of the benchmark's own; "
+                                    "conversations from --data, in ToolTalk's format.")
     max_tokens: int | None = option(512, "Token limit of each model reply.")
     seed: int = option(0, "Sampling seed sent to the model.")
 
@@ -72,11 +75,14 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
     def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
         """With ``plugins``, the conversations are the user's own (``--data``, ToolTalk's
         layout: databases/, easy/ and/or tooltalk/); otherwise ToolTalk's released data."""
-        if not options.plugins:
+        if not options.plugins and not options.mcp_server:
             return super().locate_data(data, options, download)
+        flag = "--mcp-server" if options.mcp_server else "--plugins"
         if data is None:
-            raise OptionError(f"benchmark {cls.name!r}: --plugins needs --data DIR (the "
-                              "conversations over those plugins, in ToolTalk's format)")
+            raise OptionError(f"benchmark {cls.name!r}: {flag} needs --data DIR (the "
+                              "conversations over those tools, in ToolTalk's format)")
+        if options.mcp_server:  # the server holds its own state: no databases/ needed
+            return Path(data)
         if not (Path(data) / "databases").is_dir():
             raise OptionError(f"--data {data}: no databases/ folder (ToolTalk's layout)")
         return Path(data)
@@ -88,6 +94,11 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
             from toolscore.env.registry import load_plugins
 
             kwargs["plugins"] = [p for name in options.plugins for p in load_plugins(name)]
+        if options.mcp_server:
+            from toolscore.env.mcp_remote import RemoteTools
+
+            kwargs["remote"] = RemoteTools.connect(options.mcp_server)
+            kwargs["plugins"] = [kwargs["remote"].plugin]
         assert data_dir is not None
         return cls(data_dir, split=options.split, tools_mode=options.tools,
                    strict=options.strict, embedder=options.embedder,
@@ -107,6 +118,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         max_tokens: int | None = 512,
         seed: int = 0,
         max_calls_per_turn: int | None = None,
+        remote: Any = None,
     ) -> None:
         if plugins is None:
             from toolscore.benchmarks.tooltalk.plugins import PLUGINS
@@ -123,6 +135,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         self.max_tokens = max_tokens
         self.seed = seed
         self.max_calls_per_turn = max_calls_per_turn
+        self.remote = remote  # toolscore.env.mcp_remote.RemoteTools: tools of an MCP server
         self._samples: list[Sample] | None = None
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
@@ -135,7 +148,8 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
                 "embedder_id": get_embedder(self.embedder_name).name,
                 "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
                 "seed": self.seed, "env_seed": 489,
-                "max_calls_per_turn": self.max_calls}
+                "max_calls_per_turn": self.max_calls,
+                **({"mcp_server": self.remote.describe()} if self.remote else {})}
 
     @property
     def max_calls(self) -> int:
@@ -159,8 +173,20 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
     @property
     def databases(self) -> dict[str, Any]:
         if self._databases is None:
-            self._databases = load_databases(self.data_dir)
+            self._databases = ({} if self.remote and not (self.data_dir / "databases").is_dir()
+                               else load_databases(self.data_dir))
         return self._databases
+
+    def environment(self, conversation: Any) -> Any:
+        """The simulated world of one conversation, as the protocol runs it; also what
+        ``toolscore mcp serve`` serves, so both are one world."""
+        if self.remote is not None:
+            return self.remote.environment(conversation.now)
+        return make_environment(conversation, self.databases, self.plugins)
+
+    def max_concurrency(self) -> int | None:
+        """An MCP server reached by URL has one state for every sample: one at a time."""
+        return self.remote.max_concurrency() if self.remote is not None else None
 
     def offered_tools(self, conversation: Any) -> list[Tool]:
         if self.tools_mode == "exact":
@@ -189,7 +215,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         conv = sample.data
-        env = make_environment(conv, self.databases, self.plugins)
+        env = self.environment(conv)
         specs = [self.shown_spec(t) for t in self.offered_tools(conv)]
         prompt = protocol.system_prompt(conv.metadata)
         config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,

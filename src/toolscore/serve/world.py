@@ -1,0 +1,141 @@
+"""The tool world a server offers: which tools, over which state, for which conversation.
+
+A served conversation must be the very world toolscore's own protocol builds for it (its
+databases, clock, login session and offered tool set), or scores of an agent and of a model
+could not be put side by side. So the world is asked of the benchmark itself
+(``environment``, ``offered_tools``, ``shown_spec``: ToolTalk's benchmark and every benchmark
+built on it, the demo and ``--plugins`` sets included), never rebuilt here.
+
+Without a conversation the world is the tool set alone: the benchmark's plugins over its
+initial databases, nobody logged in (or installed plugin sets over empty databases). Such an
+episode has no ground truth; its call log and final state are still recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolscore.benchmarks.base import Benchmark, OptionError, Sample
+from toolscore.env.environment import Environment
+from toolscore.env.plugin import Plugin
+from toolscore.env.tool import Tool
+from toolscore.types import ToolSpec
+
+PROTOCOL = "free-running"
+
+
+@dataclass
+class EpisodeWorld:
+    """One episode's world: its environment, the tools listed to the agent (with the
+    documentation shown for each) and, for a conversation, the sample it plays."""
+
+    env: Environment
+    tools: list[Tool]
+    specs: dict[str, ToolSpec]
+    sample: Sample | None = None
+    system_prompt: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class ServedWorld:
+    """A benchmark's tool world (or installed plugin sets), ready to open episodes on."""
+
+    def __init__(self, name: str, benchmark: Benchmark | None = None,
+                 plugins: Sequence[Plugin] = (), default_sample: str | None = None,
+                 options: dict[str, Any] | None = None, data: Path | None = None) -> None:
+        self.name = name
+        self.benchmark = benchmark
+        self.plugins = list(plugins) if plugins else list(getattr(benchmark, "plugins", []))
+        self.default_sample = default_sample
+        self.options = options or {}
+        self.data = data
+        self._samples: dict[str, Sample] | None = None
+        self._schemas: dict[str, dict[str, Any]] | None = None
+        if default_sample is not None:
+            self.sample(default_sample)  # an unknown conversation fails at start, not later
+
+    @classmethod
+    def create(cls, benchmark: str, *, conversation: str | None = None,
+               plugins: Sequence[str] = (), data: str | Path | None = None,
+               **options: Any) -> ServedWorld:
+        """The world of ``benchmark`` (built with its own code and options); with ``plugins``
+        and neither a conversation nor ``data``, those installed plugin sets alone."""
+        if plugins and conversation is None and data is None:
+            from toolscore.env.registry import load_plugins
+
+            return cls(benchmark, plugins=[p for n in plugins for p in load_plugins(n)],
+                       options={"plugins": list(plugins)})
+        from toolscore.benchmarks.registry import make_benchmark
+
+        if plugins:
+            options["plugins"] = list(plugins)
+        bench = make_benchmark(benchmark, data, **options)
+        for needed in ("environment", "offered_tools", "shown_spec"):
+            if not hasattr(bench, needed):
+                raise OptionError(f"benchmark {benchmark!r} has no tool world to serve (it is "
+                                  "not built on ToolTalk's conversations and tools)")
+        return cls(benchmark, bench, default_sample=conversation, options=options,
+                   data=getattr(bench, "data_dir", None))
+
+    # -- samples ---------------------------------------------------------------------------
+    def samples(self) -> dict[str, Sample]:
+        if self._samples is None:
+            self._samples = ({s.id: s for s in self.benchmark.samples()}
+                             if self.benchmark is not None else {})
+        return self._samples
+
+    def sample(self, sample_id: str) -> Sample:
+        if self.benchmark is None:
+            raise OptionError(f"{self.name}: no conversations to play (serve a benchmark with "
+                              "its data to name one)")
+        found = self.samples().get(sample_id)
+        if found is None:
+            raise OptionError(f"benchmark {self.name!r}: no conversation {sample_id!r} (see "
+                              f"'toolscore run {self.name} --help' for its data)")
+        return found
+
+    # -- worlds ----------------------------------------------------------------------------
+    def open(self, sample_id: str | None = None) -> EpisodeWorld:
+        """A fresh world for one episode: of ``sample_id`` (default: the served one)."""
+        sample_id = sample_id if sample_id is not None else self.default_sample
+        bench: Any = self.benchmark
+        if sample_id is None:
+            tools = [t for p in self.plugins for t in p.tools]
+            databases = self._bare_databases()
+            env = Environment(self.plugins, databases=databases)
+            return EpisodeWorld(env, tools, {t.name: self._spec(t) for t in tools})
+        sample = self.sample(sample_id)
+        conv = sample.data
+        tools = bench.offered_tools(conv)
+        from toolscore.benchmarks.tooltalk.protocol import system_prompt
+
+        return EpisodeWorld(bench.environment(conv), tools,
+                            {t.name: bench.shown_spec(t) for t in tools}, sample,
+                            system_prompt(conv.metadata), dict(sample.meta))
+
+    def _bare_databases(self) -> dict[str, Any]:
+        bench: Any = self.benchmark
+        if bench is None:
+            return {}
+        return dict(bench.databases)
+
+    def _spec(self, tool: Tool) -> ToolSpec:
+        bench: Any = self.benchmark
+        return bench.shown_spec(tool) if bench is not None else tool.spec
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        """A tool's input schema by name (the same for every episode of this world)."""
+        if self._schemas is None:
+            self._schemas = {t.name: self._spec(t).parameters
+                             for p in self.plugins for t in p.tools}
+        return self._schemas.get(name)
+
+    def config(self) -> dict[str, Any]:
+        """What run.json says about this world."""
+        base = self.benchmark.config() if self.benchmark is not None else {
+            "plugins": [p.name for p in self.plugins]}
+        return {**base, "protocol": PROTOCOL, "served_over": "mcp",
+                "conversation": self.default_sample}

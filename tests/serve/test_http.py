@@ -1,0 +1,187 @@
+"""Episodes over HTTP (uvicorn on a free loopback port, the SDK's streamable-HTTP client):
+the same answers as in-process, the control API, the bearer token, loopback by default, and the
+record an ended episode writes."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from serve.replaying import (
+    as_read,
+    conversation_ids,
+    ground_truth_calls,
+    over_mcp,
+    visible_arguments,
+    wrong_calls,
+)
+
+pytest.importorskip("mcp")
+
+import uvicorn  # noqa: E402
+from mcp import Client  # noqa: E402
+
+from toolscore.records import RunStore  # noqa: E402
+from toolscore.serve.episodes import Episodes  # noqa: E402
+from toolscore.serve.http import ServeError, check_host, create_app  # noqa: E402
+
+
+class Reply:
+    def __init__(self, status_code: int, body: bytes) -> None:
+        self.status_code = status_code
+        self.body = body
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def request(method: str, url: str, json_body: Any = None,
+            headers: dict[str, str] | None = None) -> Reply:
+    """One HTTP request with the standard library (no client library to depend on)."""
+    data = None if json_body is None else json.dumps(json_body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return Reply(resp.status, resp.read())
+    except urllib.error.HTTPError as e:
+        return Reply(e.code, e.read())
+
+
+class http:  # noqa: N801 - reads like a client module at the call sites
+    @staticmethod
+    def post(url: str, json: Any = None, headers: dict[str, str] | None = None) -> Reply:
+        return request("POST", url, json, headers)
+
+    @staticmethod
+    def get(url: str, headers: dict[str, str] | None = None) -> Reply:
+        return request("GET", url, None, headers)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serving(episodes: Episodes, token: str | None = None) -> Iterator[str]:
+    """The app on 127.0.0.1 in a thread; yields its base URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(episodes, token=token), host="127.0.0.1",
+                                           port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def call_all(url: str, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[bool, str]]:
+    async def drive() -> list[tuple[bool, str]]:
+        async with Client(url) as client:
+            return [as_read(await client.call_tool(name, args)) for name, args in calls]
+
+    return anyio.run(drive)
+
+
+def test_calls_over_http_read_as_in_process(world: Any, tmp_path: Path) -> None:
+    tools = world.benchmark.tools
+    with Episodes(world, tmp_path / "run") as episodes, serving(episodes) as base:
+        for conv_id in conversation_ids(world)[::2]:
+            conversation = world.sample(conv_id).data
+            calls = ground_truth_calls(conversation)
+            calls += wrong_calls(conversation, tools)
+            env = world.benchmark.environment(conversation)
+            want = [over_mcp(env.call(name, args)) for name, args in calls]
+            created = http.post(f"{base}/episodes", json={"conversation": conv_id}).json()
+            assert created["mcp_url"] == f"{base}/episodes/{created['id']}/mcp"
+            got = call_all(created["mcp_url"],
+                           [(n, visible_arguments(tools[n], a)) for n, a in calls])
+            assert got == want, conv_id
+            log = http.get(f"{base}/episodes/{created['id']}/calls").json()["calls"]
+            assert [c["tool"] for c in log] == [n for n, _ in calls]
+
+
+def test_episode_lifecycle_and_record(world: Any, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    conversation = world.sample("AddAlarm-easy").data
+    with Episodes(world, out) as episodes, serving(episodes) as base:
+        first = http.post(f"{base}/episodes", json={"conversation": "AddAlarm-easy"}).json()
+        assert first["turn"] == 1 and first["epoch"] == 0
+        assert "Username: justinkool" in first["system_prompt"]
+        url, ep = first["mcp_url"], f"{base}/episodes/{first['id']}"
+        before = time.time()
+        call_all(url, [("AddAlarm", {"time": "25:00:00"})])  # a mistake, then a reset
+        assert http.post(f"{ep}/reset").json()["calls"] == 0
+        call_all(url, [(c.name, visible_arguments(world.benchmark.tools[c.name], c.arguments))
+                       for c in conversation.turns[1].apis])
+        assert http.post(f"{ep}/turn").json()["turn"] == 2
+        log = http.get(f"{ep}/calls").json()["calls"]
+        assert [(c["episode"], c["turn"], c["tool"]) for c in log] == [
+            (first["id"], 1, "AddAlarm")]
+        assert before <= log[0]["time"] <= time.time()
+        assert log[0]["arguments"]["session_token"] == conversation.user["session_token"]
+        ended = http.post(f"{ep}/end").json()["record"]
+        assert http.post(f"{ep}/end").status_code == 409
+        assert http.post(f"{ep}/turn").status_code == 409
+        second = http.post(f"{base}/episodes", json={"conversation": "AddAlarm-easy"}).json()
+        assert second["epoch"] == 1
+        assert http.get(f"{base}/episodes/nope/calls").status_code == 404
+        assert http.post(f"{base}/episodes", json={"conversation": "nope"}).status_code == 400
+
+    env = world.benchmark.environment(conversation)
+    for call in conversation.turns[1].apis:
+        env.call(call.name, call.arguments)
+    (record,) = list(RunStore(out).records())
+    assert record == json.loads(json.dumps(ended))
+    assert record["output"]["state_hash"] == env.state_hash()
+    assert record["id"] == "AddAlarm-easy" and record["meta"]["protocol"] == "free-running"
+    assert record["scores"]["success"] is True and record["scores"]["precision"] == 1.0
+    config = RunStore(out).config()
+    assert config.benchmark == "tooltalk" and config.model == "mcp-client"
+    assert config.benchmark_config["protocol"] == "free-running"
+    assert RunStore(out).read_scores()["easy"]["success_rate"] == 1.0
+
+
+def test_a_configured_token_is_required(world: Any) -> None:
+    with serving(Episodes(world), token="s3cret") as base:
+        assert http.post(f"{base}/episodes").status_code == 401
+        assert http.post(f"{base}/episodes",
+                          headers={"Authorization": "Bearer wrong"}).status_code == 401
+        auth = {"Authorization": "Bearer s3cret"}
+        created = http.post(f"{base}/episodes", headers=auth,
+                             json={"conversation": "AddAlarm-easy"}).json()
+        mcp = http.post(created["mcp_url"], json={"jsonrpc": "2.0", "id": 1,
+                                                   "method": "tools/list"})
+        assert mcp.status_code == 401
+        assert http.get(f"{base}/episodes/{created['id']}/calls",
+                         headers=auth).status_code == 200
+
+
+def test_beyond_loopback_only_with_a_token(world: Any) -> None:
+    for host in ("0.0.0.0", "192.168.1.20", "example.org", "::"):
+        with pytest.raises(ServeError, match="needs --token"):
+            check_host(host, None)
+        with pytest.raises(ServeError):
+            create_app(Episodes(world), host=host)
+        check_host(host, "t")
+    for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        check_host(host, None)
