@@ -114,3 +114,54 @@ def test_extraction_keeps_the_subdir_only(tmp_path: Path) -> None:
         written = extract_subdir(zf, "data", tmp_path / "out")
     assert [p.relative_to((tmp_path / "out").resolve()).as_posix() for p in written] == [
         "databases/Account.json"]
+
+
+def _pinned_archive(tmp: Path, name: str, layout: str, mutate: str | None = None) -> Path:
+    """The released files of ``name`` zipped under ``<top>/<layout>/...``: the archive's layout
+    is not the dataset folder's, as in the source repositories."""
+    root = data.path(name)
+    path = tmp / f"{name}.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        for f in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "LICENSE"):
+            blob = f.read_bytes()
+            if f.name == mutate:
+                blob += b" "
+            zf.writestr(f"Repo-abc/{layout}/{f.relative_to(root)}", blob)
+        zf.writestr("Repo-abc/README.md", "not part of the dataset")
+    return path
+
+
+@pytest.mark.parametrize("name", ["autode", "tooleval"])
+def test_every_pinned_file_is_the_released_one(name: str) -> None:
+    import hashlib
+
+    root = data.dataset(name)
+    pins = SOURCES[name].pins or {}
+    released = {str(p.relative_to(root)) for p in root.rglob("*")
+                if p.is_file() and p.name != "LICENSE"}
+    assert set(pins) == released
+    assert all(hashlib.sha256((root / rel).read_bytes()).hexdigest() == digest
+               for rel, digest in pins.items())
+
+
+@pytest.mark.parametrize("name", ["autode", "tooleval"])
+def test_a_pinned_download_finds_its_files_in_any_layout(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data.dataset(name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TOOLSCORE_DATA", raising=False)
+    source = replace(SOURCES[name], url=_pinned_archive(tmp_path, name, "data/v1").as_uri())
+    target = fetch(source)
+    assert find_dataset(name, download=False) == target
+    assert sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()) == \
+        sorted(source.pins or {})
+
+
+def test_a_pinned_download_refuses_a_changed_file(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    data.dataset("autode")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    archive = _pinned_archive(tmp_path, "autode", "", mutate="data_v1_2.jsonl")
+    with pytest.raises(DataNotFound, match="no data_v1_2.jsonl with the pinned checksum"):
+        fetch(replace(SOURCES["autode"], url=archive.as_uri()))
+    assert not (tmp_path / "cache" / "toolscore" / "data" / "autode").exists()

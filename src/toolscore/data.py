@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolscore import data_pins
+
 
 class DataNotFound(Exception):
     pass
@@ -38,6 +40,7 @@ class DatasetSource:
     sha256: str  # content checksum of the files in ``files`` (see ``content_checksum``)
     files: tuple[str, ...]  # glob patterns, relative to the dataset folder
     marker: str  # a path that must exist in a valid dataset folder
+    pins: dict[str, str] | None = None  # relative path -> sha256 (see extract_pinned)
 
 
 SOURCES: dict[str, DatasetSource] = {
@@ -52,9 +55,17 @@ SOURCES: dict[str, DatasetSource] = {
 }
 
 
+SOURCES["autode"] = DatasetSource(
+    name="autode", url="https://github.com/hlmu/AutoDE/archive/952086b.zip", subdir="",
+    sha256="", files=(), marker="data_v1_2.jsonl", pins=data_pins.AUTODE)
+SOURCES["tooleval"] = DatasetSource(
+    name="tooleval", url="https://github.com/OpenBMB/ToolBench/archive/d56fdd8.zip", subdir="",
+    sha256="", files=(), marker="converted", pins=data_pins.TOOLEVAL)
+
 # Datasets without a pinned download: a folder counts as the dataset only if it has this file.
-MARKERS: dict[str, str] = {"autode": "data_v1_2.jsonl", "acs": "acs_dev.csv",
-                           "tooleval": "converted"}
+# ACS: the released file also holds the requests this project keeps aside to verify its judges
+# independently, and our loader reads the development subset's layout; pass --data.
+MARKERS: dict[str, str] = {"acs": "acs_dev.csv"}
 
 
 def cache_root() -> Path:
@@ -123,8 +134,15 @@ def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
     tmp = target.with_name(target.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(io.BytesIO(blob)) as zf:
-        extract_subdir(zf, source.subdir, tmp)
-    got = content_checksum(tmp, source.files)
+        if source.pins is not None:
+            try:
+                extract_pinned(zf, source.pins, tmp)
+            except DataNotFound:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+        else:
+            extract_subdir(zf, source.subdir, tmp)
+    got = content_checksum(tmp, source.files) if source.pins is None else source.sha256
     if got != source.sha256:
         shutil.rmtree(tmp, ignore_errors=True)
         raise DataNotFound(f"checksum mismatch for {source.url}: got {got}")
@@ -171,6 +189,27 @@ def extract_subdir(zf: zipfile.ZipFile, subdir: str, target: Path) -> list[Path]
         dest.write_bytes(zf.read(info))
         written.append(dest)
     return written
+
+
+def extract_pinned(zf: zipfile.ZipFile, pins: dict[str, str], target: Path) -> None:
+    """Write each pinned file to ``target/<relative path>``, taken from the archive member that
+    ends with the same last two path parts and has the pinned sha256. Nothing else is
+    extracted, and member names never decide where a file is written."""
+    by_tail: dict[str, list[zipfile.ZipInfo]] = {}
+    for info in zf.infolist():
+        if not info.filename.endswith("/"):
+            parts = info.filename.split("/")
+            by_tail.setdefault("/".join(parts[-2:]), []).append(info)
+            by_tail.setdefault(parts[-1], []).append(info)
+    for rel, digest in sorted(pins.items()):
+        tail = "/".join(rel.split("/")[-2:])
+        blob = next((b for b in (zf.read(i) for i in by_tail.get(tail, []))
+                     if hashlib.sha256(b).hexdigest() == digest), None)
+        if blob is None:
+            raise DataNotFound(f"archive has no {tail} with the pinned checksum {digest[:12]}…")
+        dest = target / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(blob)
 
 
 # -- reading user-written files (one-line errors naming file and line) --------------------------
