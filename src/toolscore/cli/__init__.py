@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from toolscore.cli import autode, judge, judges, listing, report, run, tooleval, tooltalk
+from toolscore.cli import sweep  # noqa: I001 - one line per command group added later
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,6 +24,7 @@ for _command in (run.run_group, run.score_command, *report.COMMANDS, *autode.COM
                  listing.benchmarks_command, listing.models_command, listing.plugins_command,
                  listing.data_command, listing.schema_command):
     app.add_command(_command)
+app.add_command(sweep.sweep_group)
 
 
 def main() -> None:
