@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from toolscore.cli import autode, judge, judges, listing, report, run, tooleval, tooltalk
-from toolscore.cli import sweep  # noqa: I001 - one line per command group added later
+from toolscore.cli import cache, sweep  # noqa: I001 - command groups added later
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,6 +25,7 @@ for _command in (run.run_group, run.score_command, *report.COMMANDS, *autode.COM
                  listing.data_command, listing.schema_command):
     app.add_command(_command)
 app.add_command(sweep.sweep_group)
+app.add_command(cache.cache_group)
 
 
 def main() -> None:
