@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from sweeps.plans import demo_oracle, sample_keys, write_plan
 from support.cli import json_doc, toolscore
+from sweeps.plans import demo_oracle, sample_keys, write_plan
 
 from toolscore.sweeps.local import run_local, run_one
 from toolscore.sweeps.plan import load_plan

@@ -62,11 +62,9 @@ def test_run_settings_that_do_not_change_results_keep_the_directories() -> None:
 
 
 def test_a_run_of_the_plan_is_in_the_same_directory_as_toolscore_run_would_name() -> None:
-    from toolscore.runs.api import default_run_dir
+    from toolscore.runs.api import default_run_dir, run_identity
 
     u = expand(BASE, "s", Path("/p")).units[0]
-    from toolscore.runs.api import run_identity
-
     ident = run_identity(u.benchmark, u.model, options=u.options, model_args=u.model_args,
                          epochs=u.epochs, limit=u.limit)
     assert u.run_dir.endswith(default_run_dir("demo", "oracle", ident).name.split("-")[-1])
@@ -113,3 +111,26 @@ def test_cli_plan_and_its_errors(tmp_path: Path) -> None:
                       "broken.yaml: invalid YAML")
     assert_user_error(toolscore("sweep", "run", "missing.yaml", cwd=tmp_path),
                       "missing.yaml: no such sweep file")
+
+
+def test_only_local_model_units_are_sharded_and_they_ask_ray_for_cpus() -> None:
+    from toolscore.sweeps.local import tasks_of
+    from toolscore.sweeps.ray_executor import requests
+
+    doc = {**BASE, "models": ["local/smollm2", {"model": "openai/x", "base_url": "http://h"}],
+           "shards": 3, "ray": {"local_cpus": 2, "local_gpus": 1}}
+    m = expand(doc, "s", Path("/p"))
+    local, remote = m.units[0], m.units[-1]
+    assert (local.shards, remote.shards) == (3, 1)
+    tasks = tasks_of([local, remote])
+    assert [s for _, s in tasks] == [(1, 3), (2, 3), (3, 3), None]
+    assert requests(m, local, {}) == {"num_cpus": 2, "num_gpus": 1}
+    assert requests(m, remote, {"openai": 2}) == {
+        "num_cpus": 0.5, "num_gpus": 0, "resources": {"provider:openai": 2.0}}
+
+
+def test_the_example_plan_expands() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "sweep.yaml"
+    m = load_plan(example)
+    assert len(m.units) == 4 and {u.model for u in m.units} == {"oracle"}
+    assert all(Path(u.run_dir).parent == example.parents[1] / "runs" / "sweep" for u in m.units)

@@ -74,7 +74,7 @@ def test_ray_runs_the_plan_retries_a_killed_worker_and_matches_the_local_executo
         assert len(keys) == len(set(keys)) == 6  # no finished sample run twice
     # only the samples in flight when the worker died were asked again
     assert ray_requests < 12 * oracle.calls + oracle.chain() * 2
-    for ours, theirs in zip(local.units, manifest.units):
+    for ours, theirs in zip(local.units, manifest.units, strict=True):
         assert Path(ours.run_dir).name == Path(theirs.run_dir).name
         assert (Path(theirs.run_dir) / "scores.json").read_bytes() == (
             Path(ours.run_dir) / "scores.json").read_bytes()

@@ -8,8 +8,18 @@ from __future__ import annotations
 
 import click
 
-from toolscore.cli import autode, judge, judges, listing, report, run, tooleval, tooltalk
-from toolscore.cli import cache, sweep  # noqa: I001 - command groups added later
+from toolscore.cli import (
+    autode,
+    cache,
+    judge,
+    judges,
+    listing,
+    report,
+    run,
+    sweep,
+    tooleval,
+    tooltalk,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -6,6 +6,7 @@ SIGKILL) loses at most the line being written; that partial line is cut off on r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -92,10 +93,8 @@ class RunLock:
             # A run that failed before writing anything (bad data) leaves no directory behind.
             if self._created and [p.name for p in self.path.iterdir()] == [self.name]:
                 (self.path / self.name).unlink(missing_ok=True)
-                try:
+                with contextlib.suppress(OSError):  # a shard came in meanwhile
                     self.path.rmdir()
-                except OSError:
-                    pass  # a shard came in meanwhile
             self._fh.close()  # closing the descriptor drops the flock
             self._fh = None
 

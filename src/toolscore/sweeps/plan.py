@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,7 +143,8 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         raise PlanError(f"{where}: expected a mapping at the top, got {type(doc).__name__}")
     unknown = sorted(set(doc) - KNOWN)
     if unknown:
-        raise PlanError(f"{where}: field {unknown[0]!r}: unknown (known: {', '.join(sorted(KNOWN))})")
+        raise PlanError(f"{where}: field {unknown[0]!r}: unknown "
+                        f"(known: {', '.join(sorted(KNOWN))})")
     base = base or Path(".")
     out = _resolve(base, _get(doc, "out", str, where, "runs/sweep"))
     epochs = _get(doc, "epochs", int, where, 1)
@@ -215,7 +217,7 @@ def _get(doc: dict[str, Any], key: str, kind: Any, where: str, default: Any) -> 
 
 def _resolve(base: Path, value: str) -> Path:
     p = Path(value).expanduser()
-    return p if p.is_absolute() else base / p
+    return p if p.is_absolute() else Path(os.path.normpath(base / p))
 
 
 def _models(raw: Any, where: str) -> list[tuple[str, str | None, dict[str, Any]]]:
@@ -273,7 +275,7 @@ def _settings(raw: Any, where: str) -> list[dict[str, Any]]:
     if any(not v for v in lists):
         raise PlanError(f"{where}: field 'settings.{names[[len(v) for v in lists].index(0)]}'"
                         ": an empty list leaves nothing to run")
-    return [dict(zip(names, combo)) for combo in itertools.product(*lists)]
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*lists)]
 
 
 def _judges(raw: Any, variants: list[tuple[str, dict[str, Any]]],
