@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import click
 
-from toolscore.cli import autode, judge, judges, listing, mcp, report, run, tooleval, tooltalk
+from toolscore.cli import (
+    autode,
+    cache,
+    judge,
+    judges,
+    listing,
+    mcp,
+    report,
+    run,
+    sweep,
+    tooleval,
+    tooltalk,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,6 +36,8 @@ for _command in (run.run_group, run.score_command, *report.COMMANDS, *autode.COM
                  listing.benchmarks_command, listing.models_command, listing.plugins_command,
                  listing.data_command, listing.schema_command):
     app.add_command(_command)
+app.add_command(sweep.sweep_group)
+app.add_command(cache.cache_group)
 
 
 def main() -> None:

@@ -37,7 +37,8 @@ GENERIC = [
     click.Option(["--max-concurrency"], type=int, default=8, show_default=True,
                  help="Samples in flight."),
     click.Option(["--out"], type=click.Path(path_type=Path), default=None,
-                 help="Run directory (default runs/<benchmark>-<model>-<time>)."),
+                 help="Run directory (default runs/<benchmark>-<model>-<hash of the "
+                      "configuration>: the same command again resumes that run)."),
     click.Option(["--resume"], type=click.Path(path_type=Path), default=None,
                  help="Continue this run directory (its run.json decides everything else)."),
     click.Option(["--data"], type=click.Path(path_type=Path), default=None,
@@ -51,6 +52,9 @@ GENERIC = [
     click.Option(["--timeout"], type=float, default=120.0, show_default=True,
                  help="Seconds per model call before retrying."),
     click.Option(["--json", "json_out"], is_flag=True, help="Print one JSON document on stdout."),
+    click.Option(["--shard"], default=None, metavar="K/N",
+                 help="Run only the K-th of N fixed parts of the samples (local models on "
+                      "several machines or GPUs); the N shards write one run directory."),
 ]
 # Run-level model arguments (toolscore.models.modelargs): they replace the benchmark's value
 # on every call of the run's model. A benchmark that declares an option of the same name
@@ -146,14 +150,20 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
         if generic["resume"] is not None:
             run = resume(generic["resume"], max_concurrency=generic["max_concurrency"],
                          cache=None if generic["no_cache"] else generic["cache"],
-                         timeout=generic["timeout"], progress=progress_wanted(json_out))
+                         timeout=generic["timeout"], progress=progress_wanted(json_out),
+                         shard=generic["shard"])
         else:
             run = evaluate(name, generic["model"], default_model=DEFAULT_MODEL,
                            data=generic["data"], out=generic["out"], epochs=generic["epochs"],
                            limit=generic["limit"], max_concurrency=generic["max_concurrency"],
                            cache=cache, base_url=generic["base_url"],
                            timeout=generic["timeout"], download=generic["download"],
-                           progress=progress_wanted(json_out), model_args=args, **options)
+                           progress=progress_wanted(json_out), model_args=args,
+                           shard=generic["shard"], **options)
+    summary = run.summary or {}
+    if summary.get("samples") and not summary.get("run_now"):
+        err.print(f"{run.path}: this run is already complete (nothing run, no model call)",
+                  highlight=False, soft_wrap=True, markup=False)
     print_run(run.to_dict(), json_out)
     errored, total = run.error_count()
     if errored:

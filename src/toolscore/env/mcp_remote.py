@@ -29,6 +29,7 @@ compared). A server that cannot be reached, dies or times out is an infrastructu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -135,10 +136,8 @@ class Connection:
                 _background_loop().call_soon_threadsafe(lambda: asyncio.ensure_future(
                     self._stop()))
                 return
-            try:
+            with contextlib.suppress(InfraError):
                 _run(self._stop(), 15, "closing the connection")
-            except InfraError:
-                pass
         self.client = None
 
     def list_tools(self) -> list[dict[str, Any]]:
@@ -281,7 +280,5 @@ class RemoteEnvironment(Environment):
         return record
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # interpreter shutdown
             self.close(wait=False)
-        except Exception:  # noqa: BLE001 - interpreter shutdown
-            pass

@@ -6,6 +6,7 @@ SIGKILL) loses at most the line being written; that partial line is cut off on r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -16,6 +17,7 @@ from toolscore.records.schema import FORMAT_VERSION, RecordError, RunConfig, Sam
 
 RUN_FILE = "run.json"
 LOCK_FILE = ".lock"
+APPEND_LOCK_FILE = ".append.lock"
 SAMPLES_FILE = "samples.jsonl"
 SCORES_FILE = "scores.json"
 
@@ -50,8 +52,12 @@ class RunLock:
     lock is taken.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, shared: bool = False,
+                 name: str = LOCK_FILE, wait: bool = False) -> None:
         self.path = Path(path)
+        self.shared = shared  # the shards of one run hold it together; a whole run alone
+        self.name = name
+        self.wait = wait
         self._fh: Any = None
         self._created = False
 
@@ -62,9 +68,10 @@ class RunLock:
             return self
         self._created = not self.path.exists()
         self.path.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115 - held: the lock lives as long as this handle
+        fh = open(self.path / self.name, "a+", encoding="utf-8")  # noqa: SIM115 - held: the lock lives as long as this handle
+        mode = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh.fileno(), mode if self.wait else mode | fcntl.LOCK_NB)
         except OSError:
             fh.seek(0)
             holder = fh.read().strip()
@@ -73,19 +80,21 @@ class RunLock:
                             + (f" (pid {holder})" if holder.isdigit() else "")
                             + " is writing this run directory; wait for it to finish or "
                             "stop it, then resume") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
+        if not self.shared and not self.wait:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(str(os.getpid()))
+            fh.flush()
         self._fh = fh
         return self
 
     def release(self) -> None:
         if self._fh is not None:
             # A run that failed before writing anything (bad data) leaves no directory behind.
-            if self._created and [p.name for p in self.path.iterdir()] == [LOCK_FILE]:
-                (self.path / LOCK_FILE).unlink()
-                self.path.rmdir()
+            if self._created and [p.name for p in self.path.iterdir()] == [self.name]:
+                (self.path / self.name).unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a shard came in meanwhile
+                    self.path.rmdir()
             self._fh.close()  # closing the descriptor drops the flock
             self._fh = None
 
@@ -117,6 +126,30 @@ def sample_key(record: dict[str, Any]) -> tuple[str, int]:
     return str(record["id"]), int(record.get("epoch", 0))
 
 
+def _cut_partial_tail(fh: Any) -> int:
+    """Truncate ``fh`` (binary, readable) after its last newline; returns the bytes cut."""
+    end = fh.seek(0, os.SEEK_END)
+    if end == 0:
+        return 0
+    fh.seek(end - 1)
+    if fh.read(1) == b"\n":
+        return 0
+    pos, block = end, 65536
+    while pos > 0:  # scan back block by block: records can be long
+        start = max(0, pos - block)
+        fh.seek(start)
+        chunk = fh.read(pos - start)
+        i = chunk.rfind(b"\n")
+        if i >= 0:
+            keep = start + i + 1
+            break
+        pos = start
+    else:
+        keep = 0
+    fh.truncate(keep)
+    return end - keep
+
+
 class RunStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -125,9 +158,16 @@ class RunStore:
     def samples_path(self) -> Path:
         return self.path / SAMPLES_FILE
 
-    def lock(self) -> RunLock:
-        """An exclusive :class:`RunLock` on this directory (``with store.lock(): ...``)."""
-        return RunLock(self.path)
+    def lock(self, shared: bool = False) -> RunLock:
+        """An exclusive :class:`RunLock` on this directory (``with store.lock(): ...``);
+        ``shared``: the lock the shards of one run hold together (a whole run is refused
+        while shards write, and shards while a whole run writes)."""
+        return RunLock(self.path, shared=shared)
+
+    def append_lock(self) -> RunLock:
+        """A short exclusive lock, waited for, around one append (or one read-and-score):
+        shards of one run append to the same ``samples.jsonl`` from several processes."""
+        return RunLock(self.path, name=APPEND_LOCK_FILE, wait=True)
 
     def exists(self) -> bool:
         return (self.path / RUN_FILE).is_file()
@@ -164,16 +204,10 @@ class RunStore:
     # -- samples -----------------------------------------------------------------------------
     def repair(self) -> int:
         """Cut a partial last line left by a killed writer; returns the bytes removed."""
-        f = self.samples_path
-        if not f.is_file():
+        if not self.samples_path.is_file():
             return 0
-        data = f.read_bytes()
-        if not data or data.endswith(b"\n"):
-            return 0
-        keep = data.rfind(b"\n") + 1
-        with open(f, "r+b") as fh:
-            fh.truncate(keep)
-        return len(data) - keep
+        with self.append_lock(), open(self.samples_path, "r+b", buffering=0) as fh:
+            return _cut_partial_tail(fh)
 
     def records(self, project: Projection | None = None) -> Iterator[dict[str, Any]]:
         """Every complete record in file order; the latest record of a key wins in ``latest``.
@@ -232,9 +266,13 @@ class RunStore:
         if isinstance(record, SampleRecord):
             record = record.to_dict()
         self.path.mkdir(parents=True, exist_ok=True)
-        line = json_line(record)
-        with open(self.samples_path, "a", encoding="utf-8") as fh:
-            fh.write(line)
+        data = json_line(record).encode("utf-8")
+        # Under the append lock, in one write: shards of a run append to this file at once,
+        # and a shard killed mid-line must not glue its partial line to the next record.
+        with self.append_lock(), open(self.samples_path, "a+b", buffering=0) as fh:
+            _cut_partial_tail(fh)
+            fh.seek(0, os.SEEK_END)
+            fh.write(data)
             fh.flush()
 
     def rewrite(self, records: Iterable[dict[str, Any]]) -> None:

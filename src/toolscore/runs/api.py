@@ -15,7 +15,6 @@ import concurrent.futures
 import re
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -85,9 +84,45 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return pool.submit(lambda: asyncio.run(make())).result()
 
 
-def default_run_dir(benchmark: str, model: str) -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path("runs") / f"{benchmark}-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}-{stamp}"
+def run_identity(benchmark: str, model: str, *, options: dict[str, Any] | None = None,
+                 model_args: dict[str, Any] | None = None, epochs: int = 1,
+                 limit: int | None = None, base_url: str | None = None,
+                 data: str | Path | None = None) -> dict[str, Any]:
+    """Everything that decides a run's results, as plain JSON: the run's name is its hash.
+
+    Settings that change how fast a run goes but not what it computes (concurrency, timeout,
+    cache, shards) are left out on purpose, so that changing them resumes the same run.
+    """
+    from toolscore.models.base import strip_credentials
+
+    return {"benchmark": benchmark, "model": model, "options": dict(options or {}),
+            "model_args": dict(model_args or {}), "epochs": epochs, "limit": limit,
+            "base_url": strip_credentials(base_url), "data": _str(data)}
+
+
+def slug(text: str) -> str:
+    """A name safe in a path on every platform (runs of other characters become '_')."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
+
+
+def default_run_dir(benchmark: str, model: str, identity: dict[str, Any] | None = None,
+                    root: str | Path = "runs") -> Path:
+    """``runs/<benchmark>-<model>-<hash>``: the same configuration always names the same
+    directory (no timestamp), so repeating a command resumes or reports a finished run
+    instead of starting over. ``identity`` defaults to the bare benchmark and model."""
+    from toolscore.models.cache import sha256_json
+
+    ident = identity if identity is not None else run_identity(benchmark, model)
+    return Path(root) / f"{slug(benchmark)}-{slug(model)}-{sha256_json(ident)[:10]}"
+
+
+def _same_run(config: RunConfig, identity: dict[str, Any]) -> bool:
+    """Does an existing run.json describe the run ``identity`` names? (Its data folder is
+    stored resolved, so it is not compared; the directory name already carries it.)"""
+    stored = run_identity(config.benchmark, config.model, options=config.options,
+                          model_args=config.model_args, epochs=config.epochs,
+                          limit=config.limit, base_url=config.base_url)
+    return {**stored, "data": None} == {**identity, "data": None}
 
 
 def _benchmark(benchmark: str | Benchmark, data: str | Path | None, download: bool,
@@ -119,11 +154,17 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                          download: bool = True,
                          on_record: Callable[[dict[str, Any]], None] | None = None,
                          default_model: str | None = None,
-                         model_args: dict[str, Any] | None = None, **options: Any) -> Run:
+                         model_args: dict[str, Any] | None = None,
+                         shard: str | tuple[int, int] | None = None, **options: Any) -> Run:
     """Run ``benchmark`` (a registered name or a Benchmark object) with ``model`` into a new
-    run directory ``out`` (default ``runs/<benchmark>-<model>-<time>``); ``options`` are the
-    benchmark's own (see ``toolscore run NAME --help``). ``model`` may be None for a
-    benchmark that calls no model; ``default_model`` is used when it does and none is given.
+    run directory ``out``; ``options`` are the benchmark's own (see ``toolscore run NAME
+    --help``). ``model`` may be None for a benchmark that calls no model; ``default_model``
+    is used when it does and none is given.
+
+    Without ``out`` the directory is :func:`default_run_dir` of the run's configuration: when
+    it already holds that run, the run is resumed (a finished one: nothing runs, no model
+    call). ``shard`` ("K/N") runs only the K-th of N deterministic parts of the samples; the
+    shards of one run may run at once into the same directory (see :mod:`toolscore.records`).
 
     ``model_args`` (e.g. ``{"temperature": 1.0, "reasoning_effort": "low", "top_p": 0.9}``)
     replace the benchmark's generation settings on every call of the model; unset ones leave
@@ -136,17 +177,39 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
         if bench.uses_model() and default_model is None:
             raise OptionError(f"benchmark {bench.name!r} needs a model (model='provider/name')")
         model = default_model if bench.uses_model() else NO_MODEL
-    store = RunStore(out or default_run_dir(bench.name, model))
-    if store.exists():
+    stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
+    parts = parse_shard(shard)
+    identity = run_identity(bench.name, model, options=stored, model_args=args, epochs=epochs,
+                            limit=limit, base_url=base_url, data=data)
+    store = RunStore(out or default_run_dir(bench.name, model, identity))
+    new = not store.exists()
+    if not new and (out is not None and parts is None
+                    or not _same_run(store.config(), identity)):
         raise RunStoreError(f"{store.path}: already a run directory; use --resume {store.path} "
                             "(in Python: toolscore.resume)")
-    stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
     data_dir = bench.config().get("data_dir") if isinstance(benchmark, str) else None
-    with store.lock():  # one writer per run directory (a second one is refused at once)
+    # One writer per run directory (a second one is refused at once); shards share it.
+    with store.lock(shared=parts is not None):
+        new = not store.exists()  # another shard may have just written run.json
         return await _execute(bench, store, model, base_url, epochs, limit, max_concurrency,
-                              cache, timeout, progress, on_record, new=True, options=stored,
+                              cache, timeout, progress, on_record, new=new, options=stored,
                               data=data_dir if data_dir is not None else _str(data),
-                              model_args=args)
+                              model_args=args, shard=parts)
+
+
+def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
+    """"K/N" (1 <= K <= N) as (K, N); a one-line ValueError naming ``--shard`` if bad."""
+    if shard is None:
+        return None
+    if isinstance(shard, str):
+        k, sep, n = shard.partition("/")
+        if not (sep and k.strip().isdigit() and n.strip().isdigit()):
+            raise ValueError(f"--shard {shard!r}: expected K/N, e.g. 1/4")
+        shard = (int(k), int(n))
+    k, n = shard
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {k}/{n}: K must be between 1 and N")
+    return (k, n)
 
 
 def _str(value: str | Path | None) -> str | None:
@@ -156,20 +219,22 @@ def _str(value: str | Path | None) -> str | None:
 async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = None,
                        max_concurrency: int | None = None, cache: str | Path | None = None,
                        timeout: float | None = None, progress: bool | str = False,
-                       on_record: Callable[[dict[str, Any]], None] | None = None) -> Run:
+                       on_record: Callable[[dict[str, Any]], None] | None = None,
+                       shard: str | tuple[int, int] | None = None) -> Run:
     """Continue a run: finished samples are kept, the rest are run. Everything that determines
     results comes from run.json (a benchmark object must be passed again if the run was made
-    with one that is not registered)."""
+    with one that is not registered). ``shard`` as for :func:`evaluate_async`."""
     store = RunStore(run_dir)
     config = store.config()
     bench = benchmark or rebuild_benchmark(config)
-    with store.lock():
+    parts = parse_shard(shard)
+    with store.lock(shared=parts is not None):
         return await _execute(bench, store, config.model, config.base_url, config.epochs,
                               config.limit, max_concurrency or config.max_concurrency,
                               cache if cache is not None else (config.cache or None),
                               timeout or config.timeout, progress, on_record, new=False,
                               options=config.options, data=config.data,
-                              model_args=stored_model_args(config, store.path))
+                              model_args=stored_model_args(config, store.path), shard=parts)
 
 
 def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
@@ -201,7 +266,8 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
                    epochs: int, limit: int | None, max_concurrency: int,
                    cache: str | Path | None, timeout: float, progress: bool | str,
                    on_record: Any, *, new: bool, options: dict[str, Any],
-                   data: str | None, model_args: dict[str, Any] | None = None) -> Run:
+                   data: str | None, model_args: dict[str, Any] | None = None,
+                   shard: tuple[int, int] | None = None) -> Run:
     from toolscore.models.base import strip_credentials
     from toolscore.models.factory import cache_path, make_client
 
@@ -215,7 +281,7 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
         model, role="assistant", base_url=base_url, cache=cache_file, timeout=timeout,
         max_concurrency=concurrency, model_args=model_args)
     run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
-                             progress=progress)
+                             progress=progress, shard=shard)
     if new:
         identity = client.model.cache_identity() if client is not None else {}
         config = new_run_config(bench, model, identity, run_options, options=options,
@@ -226,8 +292,9 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
     else:
         config = store.config()
     summary = await execute_run(bench, client, store, run_options, on_record)
-    metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
-    store.write_scores(metrics)
+    with store.append_lock():  # shards: the last one to finish scores every shard's samples
+        metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
+        store.write_scores(metrics)
     return Run(store.path, config, metrics, summary_dict(summary))  # records read on demand
 
 

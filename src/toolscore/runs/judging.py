@@ -17,7 +17,7 @@ from typing import Any
 from toolscore.benchmarks.base import options_to_json, parse_options
 from toolscore.benchmarks.registry import benchmark_class
 from toolscore.records import RunStore, RunStoreError
-from toolscore.runs.api import Run, default_run_dir, evaluate, resume
+from toolscore.runs.api import Run, default_run_dir, evaluate, resume, run_identity
 
 PASS_JUDGE = "tooleval-pass"
 JUDGEMENTS = "judgements"
@@ -72,6 +72,13 @@ def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
 RUN_SETTINGS = ("cache", "timeout", "max_concurrency", "progress")
 
 
+def _default_out(benchmark: str, model: str, options: dict[str, Any]) -> Path:
+    """The run directory named by what is judged and how (not by the time), so judging the
+    same answers again finishes that run and other answers get their own."""
+    given = _absolute({k: v for k, v in options.items() if k not in RUN_SETTINGS})
+    return default_run_dir(benchmark, model, run_identity(benchmark, model, options=given))
+
+
 def _run(benchmark: str, model: str, out: str | Path, base_url: str | None,
          options: dict[str, Any]) -> Run:
     """:func:`evaluate_or_resume` with run settings and benchmark options in one mapping."""
@@ -91,8 +98,9 @@ def pass_rate(answers: str | Path, judge: str | None = None, *, base_url: str | 
     model, url = judge_model(judge, base_url, judge_config, (PASS_JUDGE,))
     if judge_config is not None:
         options["judge_config"] = Path(judge_config)
-    return _run("tooleval", model, out or default_run_dir("tooleval", model), url,
-                {**options, "answers": Path(answers)})
+    options = {**options, "answers": Path(answers)}
+    return _run("tooleval", model, out or _default_out("tooleval", model, options), url,
+                options)
 
 
 def judgements_dir(run_dir: str | Path, name: str) -> Path:
@@ -139,5 +147,5 @@ def win_rate(candidate: str | Path, reference: str | Path, judge: str | None = N
     model, url = judge_model(judge, base_url, judge_config, ("tooleval-pref", PASS_JUDGE))
     if judge_config is not None:
         options["judge_config"] = Path(judge_config)
-    return _run(WINRATE, model, out or default_run_dir(WINRATE, model), url,
-                {**options, "candidate": Path(candidate), "reference": Path(reference)})
+    options = {**options, "candidate": Path(candidate), "reference": Path(reference)}
+    return _run(WINRATE, model, out or _default_out(WINRATE, model, options), url, options)

@@ -66,6 +66,7 @@ class RunOptions:
     epochs: int = 1
     limit: int | None = None
     progress: bool | str = True  # "bar", "lines" (plain lines for logs) or False
+    shard: tuple[int, int] | None = None  # (K, N): only the K-th of N parts of the samples
 
 
 @dataclass
@@ -129,11 +130,15 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     samples = benchmark.samples()
     if options.limit is not None:
         samples = samples[: options.limit]
-    todo = [(s, e) for e in range(options.epochs) for s in samples if (s.id, e) not in finished]
+    every = [(s, e) for e in range(options.epochs) for s in samples]
+    if options.shard is not None:  # every N-th (sample, epoch) from the K-th: a fixed split
+        k, n = options.shard
+        every = every[k - 1::n]
+    todo = [(s, e) for s, e in every if (s.id, e) not in finished]
     cost = getattr(benchmark, "sample_cost", None)
     if cost is not None:  # longest first, so that the slowest sample does not start last
         todo.sort(key=lambda item: -cost(item[0]))
-    summary = RunSummary(total=len(samples) * options.epochs)
+    summary = RunSummary(total=len(every))
     summary.skipped = summary.total - len(todo)
     started = time.perf_counter()
     score_lock = asyncio.Lock()

@@ -1,0 +1,138 @@
+"""Sweep throughput: a plan of 24 runs against one slow OpenAI-compatible endpoint.
+
+A fake OpenAI server (in its own process) answers like the oracle after ``--latency``
+seconds. The plan is 24 demo runs (one per seed, ``--epochs`` each) of ``openai/fake`` with a
+provider limit of ``--limit`` connections, run by the local executor (``--workers``
+processes) and by Ray (a local instance, 2 CPUs unless ``--ray-cpus``), each into fresh
+directories with no response cache. No schedule can beat
+
+    ideal = max(longest chain of dependent calls, ceil(total calls / limit)) * latency
+
+so efficiency = ideal / wall (target >= 0.9 with 4 workers). The harness overhead per unit
+(start-up, configuration, writing) is what the sweep costs beyond the ideal, per unit and per
+slot: (wall - ideal) * parallel units / units (target for Ray < 1 s). Also printed: peak
+requests in flight (must not exceed the limit).
+
+    .venv/bin/python perf/sweep.py [--latency 0.1] [--limit 16] [--workers 4] [--no-ray]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import tempfile
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+EFFICIENCY_TARGET = 0.9
+RAY_OVERHEAD_TARGET_S = 1.0
+
+
+def serve(conn: Connection, latency: float) -> None:
+    """Child process: record the demo oracle, serve its replies, report peak concurrency."""
+    from toolscore.testing.openai_server import FakeOpenAIServer
+    from toolscore.testing.oracle_replies import oracle_recording
+
+    rec = oracle_recording("demo", None, embedder="hashing", fallback=None)
+    with FakeOpenAIServer(rec.responder, latency=latency, keep_requests=False) as srv:
+        conn.send({"base_url": srv.base_url, "calls": rec.calls, "chain": rec.chain()})
+        while conn.recv() == "stats":
+            conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight})
+            srv.max_in_flight = 0
+
+
+def plan(folder: Path, base_url: str, units: int, epochs: int, limit: int) -> Path:
+    doc = {"out": "runs", "models": [{"model": "openai/fake", "base_url": base_url}],
+           "benchmarks": {"demo": {"embedder": "hashing"}},
+           "settings": {"seed": list(range(units))}, "epochs": epochs, "cache": "none",
+           "limits": {"openai": limit}, "max_concurrency": limit, "timeout": 60}
+    folder.mkdir(parents=True)
+    (folder / "sweep.json").write_text(json.dumps(doc))
+    return folder / "sweep.json"
+
+
+def measure(name: str, run: Any, conn: Connection, ideal: float, parallel: int,
+            units: int) -> dict[str, Any]:
+    wall0 = time.perf_counter()
+    results = run()
+    wall = time.perf_counter() - wall0
+    conn.send("stats")
+    stats = conn.recv()
+    states = sorted({r["state"] for r in results})
+    return {"executor": name, "wall_s": wall, "efficiency": ideal / wall,
+            "overhead_per_unit_s": max(0.0, wall - ideal) * parallel / units,
+            "max_in_flight": stats["max_in_flight"], "requests": stats["requests"],
+            "states": states}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--latency", type=float, default=0.1, help="Seconds per reply.")
+    p.add_argument("--limit", type=int, default=16, help="Provider limit (connections).")
+    p.add_argument("--workers", type=int, default=4, help="Local executor processes.")
+    p.add_argument("--units", type=int, default=24)
+    p.add_argument("--epochs", type=int, default=5, help="Epochs per run (6 samples each).")
+    p.add_argument("--ray-cpus", type=int, default=2)
+    p.add_argument("--no-ray", action="store_true")
+    args = p.parse_args()
+    os.environ.setdefault("OPENAI_API_KEY", "dummy")
+    from toolscore.sweeps.local import run_local
+    from toolscore.sweeps.plan import load_plan
+
+    parent, child = mp.get_context("spawn").Pipe()
+    server = mp.get_context("spawn").Process(target=serve, args=(child, args.latency),
+                                             daemon=True)
+    server.start()
+    info = parent.recv()
+    total = info["calls"] * args.epochs * args.units
+    ideal = max(info["chain"], math.ceil(total / args.limit)) * args.latency
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="toolscore-sweep-perf-") as tmp:
+            local = load_plan(plan(Path(tmp) / "local", info["base_url"], args.units,
+                                   args.epochs, args.limit))
+            rows.append(measure(f"local ({args.workers} workers)",
+                                lambda: run_local(local, workers=args.workers), parent, ideal,
+                                args.workers, args.units))
+            if not args.no_ray:
+                import ray
+
+                from toolscore.sweeps.ray_executor import run_ray
+
+                ray.init(num_cpus=args.ray_cpus, include_dashboard=False, log_to_driver=False,
+                         resources={"provider:openai": args.limit})
+                try:
+                    on_ray = load_plan(plan(Path(tmp) / "ray", info["base_url"], args.units,
+                                            args.epochs, args.limit))
+                    parallel = min(args.limit, int(args.ray_cpus / on_ray.ray["api_cpus"]))
+                    rows.append(measure(f"ray ({args.ray_cpus} CPUs)",
+                                        lambda: run_ray(on_ray), parent, ideal, parallel,
+                                        args.units))
+                finally:
+                    ray.shutdown()
+    finally:
+        parent.send("stop")
+        server.join(timeout=10)
+    print(f"plan: {args.units} demo runs x {args.epochs} epochs of openai/fake, "
+          f"{total} calls, latency {args.latency * 1000:.0f} ms, provider limit {args.limit}")
+    print(f"ideal: {ideal:.2f} s (max(chain {info['chain']}, ceil({total} / {args.limit})) "
+          f"x latency)")
+    ok = True
+    for r in rows:
+        target = (r["efficiency"] >= EFFICIENCY_TARGET if r["executor"].startswith("local")
+                  else r["overhead_per_unit_s"] < RAY_OVERHEAD_TARGET_S)
+        ok &= target and r["states"] == ["done"] and r["max_in_flight"] <= args.limit
+        print(f"{r['executor']:<20} wall {r['wall_s']:6.2f} s  efficiency "
+              f"{r['efficiency']:.2f}  overhead/unit {r['overhead_per_unit_s']:.2f} s  "
+              f"peak in flight {r['max_in_flight']}/{args.limit}  requests {r['requests']}  "
+              f"units {','.join(r['states'])}  {'ok' if target else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

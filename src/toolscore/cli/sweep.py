@@ -1,0 +1,133 @@
+"""``toolscore sweep plan | run | status``: many runs from one plan file.
+
+``run`` is safe to repeat: every unit's run directory is named by its configuration, so a
+second submission resumes what is unfinished and leaves finished runs alone. ``run --index I``
+runs one unit, which is all a SLURM job array or a Kubernetes indexed Job needs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolscore.cli.common import EXIT_INCOMPLETE, UserErrors, emit_json, err, stdout
+
+PLAN = click.argument("plan", type=click.Path(path_type=Path))
+
+
+@click.group("sweep")
+def sweep_group() -> None:
+    """Run a matrix of models x benchmarks x settings x epochs (locally or on Ray)."""
+
+
+@sweep_group.command("plan")
+@PLAN
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Write the manifest (JSON) here; `sweep run` and `status` accept it too.")
+@click.option("--json", "json_out", is_flag=True, help="Print the manifest on stdout.")
+def plan_command(plan: Path, out: Path | None, json_out: bool) -> None:
+    """Expand PLAN (YAML or JSON) into run units, each with its run directory."""
+    import json
+
+    from toolscore.sweeps.plan import load_plan
+
+    with UserErrors():
+        manifest = load_plan(plan)
+    doc = manifest.to_dict()
+    if out is not None:
+        out.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if json_out:
+        emit_json(doc)
+        return
+    console = stdout()
+    for u in manifest.units:
+        setting = " ".join(f"{k}={v}" for k, v in sorted({**u.setting, **u.judge}.items()))
+        console.print(f"{u.index:>4}  {u.benchmark:<12} {u.model:<28} {u.samples:>5} samples"
+                      f"{'  ' + setting if setting else ''}  {u.run_dir}", highlight=False,
+                      soft_wrap=True, markup=False)
+    console.print(f"{len(manifest.units)} units"
+                  + (f"; manifest written to {out}" if out is not None else ""),
+                  highlight=False, markup=False)
+
+
+@sweep_group.command("run")
+@PLAN
+@click.option("--workers", type=int, default=4, show_default=True,
+              help="Units run at once (local executor).")
+@click.option("--index", type=int, default=None,
+              help="Run only unit I (0-based), in this process: one task of a job array.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True, help="A process pool here, or Ray tasks (extra 'ray').")
+@click.option("--address", default=None,
+              help="Ray cluster address (e.g. auto); default: start a local Ray instance.")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+def run_command(plan: Path, workers: int, index: int | None, executor: str,
+                address: str | None, json_out: bool) -> None:
+    """Run every unit of PLAN not yet finished (finished ones are skipped, partial ones
+    resumed). Exit code 3 when some unit ended in errors or failed."""
+    from toolscore.sweeps.local import run_local, run_one
+    from toolscore.sweeps.plan import load_plan
+
+    def show(result: dict[str, Any]) -> None:
+        if not json_out:
+            err.print(_result_line(result), highlight=False, soft_wrap=True, markup=False)
+
+    with UserErrors():
+        manifest = load_plan(plan)
+        if index is not None:
+            results = [run_one(manifest, index)]
+            show(results[0])
+        elif executor == "ray":
+            from toolscore.sweeps.ray_executor import run_ray
+
+            results = run_ray(manifest, address=address, on_result=show)
+        else:
+            results = run_local(manifest, workers=workers, on_result=show)
+    results.sort(key=lambda r: (r["index"], r.get("shard") or ""))
+    states = [r["state"] for r in results]
+    doc = {"units": results, "counts": {s: states.count(s) for s in sorted(set(states))}}
+    if json_out:
+        emit_json(doc)
+    else:
+        stdout().print("  ".join(f"{s}: {n}" for s, n in doc["counts"].items()),
+                       highlight=False, markup=False)
+    if any(s != "done" for s in states):
+        raise SystemExit(EXIT_INCOMPLETE)
+
+
+def _result_line(r: dict[str, Any]) -> str:
+    where = f"unit {r['index']}" + (f" shard {r['shard']}" if r.get("shard") else "")
+    if r["state"] in ("failed", "busy"):
+        return f"{where}: {r['state']}: {r.get('message', '')}"
+    return (f"{where}: {r['state']} ({r.get('run_now', 0)} run, {r.get('skipped', 0)} already "
+            f"done, {r.get('errors', 0)} errors, {r.get('calls', 0)} model calls, "
+            f"{r.get('wall_s', 0):.1f}s) {r['run_dir']}")
+
+
+@sweep_group.command("status")
+@PLAN
+@click.option("--json", "json_out", is_flag=True,
+              help="Print one JSON document: every unit (run directory, model, benchmark, "
+                   "options, epochs, state, counts) and the counts per state.")
+def status_command(plan: Path, json_out: bool) -> None:
+    """done / partial / error / pending for every unit of PLAN, from its run directory."""
+    from toolscore.sweeps.plan import load_plan
+    from toolscore.sweeps.status import sweep_status
+
+    with UserErrors():
+        doc = sweep_status(load_plan(plan))
+    if json_out:
+        emit_json(doc)
+        return
+    console = stdout()
+    for u in doc["units"]:
+        console.print(f"{u['index']:>4}  {u['state']:<8} {u['ok']:>5}/{u['expected']:<5} ok "
+                      f"{u['errors']:>4} errors  {u['benchmark']} {u['model']}  {u['run_dir']}",
+                      highlight=False, soft_wrap=True, markup=False)
+    console.print("  ".join(f"{s}: {n}" for s, n in doc["counts"].items()), highlight=False,
+                  markup=False)
+
+
+COMMANDS = [sweep_group]

@@ -1,0 +1,113 @@
+"""The Ray executor: one Ray task per run unit (per shard for a sharded local-model unit),
+so a sweep that outgrows one machine runs on an existing cluster engine, not one of ours.
+
+* Retries are Ray's: a task whose worker dies (node lost, OOM, killed) is run again, up to
+  ``ray.max_retries`` times, and the unit resumes from its run directory, so finished samples
+  are not repeated. Run directories must therefore be on storage every node sees.
+* Provider limits are Ray custom resources: a unit that may have ``c`` requests in flight to
+  provider ``p`` asks for ``c`` units of resource ``provider:p``, and the cluster declares the
+  provider's limit as that resource's total (``ray start --resources='{"provider:openai":
+  16}'``). Ray then never runs units whose requests add up to more than the limit, across all
+  nodes, with no controller of ours. A local instance started here declares them itself.
+* ``local/*`` units ask for CPUs (and GPUs) to hold their embedded model; API-model units ask
+  for a fraction of a CPU, since they mostly wait on the network.
+
+The response cache stays node-local (SQLite does not belong on a network file system); merge
+the nodes' caches afterwards with ``toolscore cache merge``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toolscore.models.providers import split_name
+from toolscore.sweeps.limits import concurrency, slots
+from toolscore.sweeps.local import settings, tasks_of
+from toolscore.sweeps.plan import Manifest, Unit
+from toolscore.sweeps.unit import run_unit
+
+
+def resource_name(group: str) -> str:
+    return f"provider:{group}"
+
+
+def provider_resources(manifest: Manifest) -> dict[str, float]:
+    """The custom resources a local Ray instance declares: each provider's limit."""
+    return {resource_name(g): float(n) for g, n in sorted(manifest.limits.items())}
+
+
+def requests(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dict[str, Any]:
+    """The Ray resources one task of ``unit`` asks for."""
+    local = split_name(unit.model)[0] == "local"
+    need: dict[str, Any] = {"num_cpus": manifest.ray["local_cpus" if local else "api_cpus"],
+                            "num_gpus": manifest.ray["local_gpus"] if local else 0}
+    if unit.group in manifest.limits:
+        need["resources"] = {resource_name(unit.group):
+                             float(concurrency(manifest, unit, group_slots))}
+    return need
+
+
+def _connect(manifest: Manifest, address: str | None) -> tuple[Any, bool]:
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("the Ray executor needs ray: pip install 'toolscore[ray]'") from None
+    if ray.is_initialized():
+        return ray, False
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(resources=provider_resources(manifest) or None, include_dashboard=False,
+                 log_to_driver=False)
+    return ray, True
+
+
+def _check(ray: Any, manifest: Manifest, units: list[Unit]) -> float:
+    """The cluster's CPUs; a one-line error when it lacks a provider resource."""
+    have = ray.cluster_resources()
+    for group in sorted({u.group for u in units} & set(manifest.limits)):
+        name = resource_name(group)
+        if have.get(name, 0) < 1:
+            raise ValueError(f"the Ray cluster declares no resource {name!r}; start its nodes "
+                             f"with ray start --resources='{{\"{name}\": "
+                             f"{manifest.limits[group]}}}'")
+    return float(have.get("CPU", 1))
+
+
+def run_ray(manifest: Manifest, *, address: str | None = None, units: list[Unit] | None = None,
+            on_result: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Every unit (or ``units``) as Ray tasks; results in completion order. Uses the Ray
+    instance already initialised in this process, else connects to ``address``, else
+    starts a local one (with the plan's provider limits as resources)."""
+    todo = tasks_of(list(manifest.units if units is None else units))
+    ray, started = _connect(manifest, address)
+    try:
+        cpus = _check(ray, manifest, [u for u, _ in todo])
+        parallel = max(1, int(cpus / max(manifest.ray["api_cpus"], 0.01)))
+        group_slots = slots(manifest, [u for u, _ in todo], parallel)
+        task = ray.remote(run_unit)
+        retries = int(manifest.ray["max_retries"])
+        pending: dict[Any, Unit] = {}
+        for unit, shard in todo:
+            ref = task.options(max_retries=retries, retry_exceptions=False,
+                               **requests(manifest, unit, group_slots)).remote(
+                unit.to_dict(), settings(manifest, unit, group_slots), shard)
+            pending[ref] = unit
+        results = []
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                unit = pending.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except Exception as e:  # noqa: BLE001 - retries exhausted
+                    result = {"index": unit.index, "run_dir": unit.run_dir, "state": "failed",
+                              "message": f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"}
+                results.append(result)
+                if on_result is not None:
+                    on_result(result)
+        return results
+    finally:
+        if started:
+            ray.shutdown()

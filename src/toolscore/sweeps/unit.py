@@ -1,0 +1,48 @@
+"""One run unit, run in whatever process the executor gives it: the same code for the local
+pool, a Ray task and ``sweep run --index I`` (a SLURM array task or a Kubernetes indexed job).
+
+A unit is a run directory plus the arguments of ``toolscore run``. If the directory already
+holds the run, it is resumed: finished samples are kept, so a unit killed half way (a worker
+lost, a job pre-empted) and submitted again repeats no finished sample. A unit that fails
+returns its one-line reason instead of raising, so one bad unit never stops the sweep.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from toolscore.records import RunStore
+from toolscore.records.store import RunLocked
+from toolscore.runs.api import evaluate, resume
+
+
+def run_unit(unit: dict[str, Any], settings: dict[str, Any],
+             shard: tuple[int, int] | None = None) -> dict[str, Any]:
+    """Run (or resume) ``unit`` (a :class:`~.plan.Unit` as a dict); ``settings`` are
+    max_concurrency, cache and timeout. Returns what happened, for the sweep's summary."""
+    started = time.perf_counter()
+    result: dict[str, Any] = {"index": unit["index"], "run_dir": unit["run_dir"],
+                              "shard": None if shard is None else f"{shard[0]}/{shard[1]}"}
+    store = RunStore(unit["run_dir"])
+    common = {"max_concurrency": settings["max_concurrency"], "cache": settings["cache"],
+              "timeout": settings["timeout"], "progress": False, "shard": shard}
+    try:
+        if store.exists() and shard is None:
+            run = resume(store.path, **common)
+        else:  # a new run, or a shard of one that may have been started by another shard
+            run = evaluate(unit["benchmark"], unit["model"], out=store.path,
+                           data=unit.get("data"), epochs=unit["epochs"], limit=unit["limit"],
+                           base_url=unit.get("base_url"), download=False,
+                           model_args=unit["model_args"], **common, **unit["options"])
+    except RunLocked as e:
+        return {**result, "state": "busy", "message": str(e),
+                "wall_s": round(time.perf_counter() - started, 3)}
+    except Exception as e:  # noqa: BLE001 - reported per unit; the sweep goes on
+        return {**result, "state": "failed", "message": f"{type(e).__name__}: "
+                f"{' '.join(str(e).split())}", "wall_s": round(time.perf_counter() - started, 3)}
+    summary = run.summary or {}
+    errors = sum(r.get("status") != "ok" for r in run.records)
+    return {**result, "state": "error" if errors else "done", "errors": errors,
+            "run_now": summary.get("run_now", 0), "skipped": summary.get("skipped", 0),
+            "calls": summary.get("calls", 0), "wall_s": round(time.perf_counter() - started, 3)}
