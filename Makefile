@@ -21,18 +21,25 @@ install: $(STAMP)
 # The demo ships with the package; the ToolTalk slice runs when ToolTalk's data can be found
 # ($$TOOLSCORE_DATA, the user cache) or downloaded, and is otherwise skipped with one line.
 demo: install
-	$(BIN)/toolscore run demo --model local/smollm2
+	$(BIN)/toolscore run demo --model local/smollm2 --html runs/demo-report.html
 	@if $(BIN)/toolscore data tooltalk >/dev/null 2>&1; then \
 		$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 3 \
-			--max-calls-per-turn 3; \
+			--max-calls-per-turn 3 --html runs/tooltalk-easy-report.html; \
 	else \
 		echo "ToolTalk slice skipped: its data was not found; set TOOLSCORE_DATA=DIR (a folder holding tooltalk/) or run 'toolscore data tooltalk' where GitHub is reachable."; \
 	fi
 
-# headless Chromium for the HTML report's browser test (tests/report/test_html.py)
+# Headless Chromium for the HTML report's browser tests (tests/report/test_html.py). `make test`
+# runs this step and says so: when chromium is missing it installs the Debian package with
+# apt-get (root needed; no recommended packages). `make test BROWSER=skip` leaves the system
+# alone and those tests skip.
+BROWSER ?= install
 browser:
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
-		|| echo "chromium could not be installed: the HTML browser test will be skipped"
+	@if [ "$(BROWSER)" = skip ]; then echo "browser step skipped (BROWSER=skip): the HTML browser tests will skip"; \
+	elif command -v chromium >/dev/null; then echo "browser: $$(command -v chromium)"; \
+	else echo "browser: installing the Debian package chromium with apt-get (needs root; skip with BROWSER=skip)"; \
+		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) \
+		|| echo "chromium could not be installed: the HTML browser tests will skip"; fi
 
 test: install browser
 	$(BIN)/python -m pytest -q

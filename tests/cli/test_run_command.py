@@ -110,3 +110,16 @@ def test_a_broken_database_fails_before_any_model_call(tmp_path: Path) -> None:
     assert done.exit_code == 2
     assert "databases/Account.json: invalid JSON at line 1" in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_run_writes_its_html_report_when_asked(tmp_path: Path) -> None:
+    """`make demo` ends by saying where the HTML report is (issue 11)."""
+    page = tmp_path / "reports" / "demo.html"
+    out = invoke("run", "demo", "-m", "oracle", "--embedder", "hashing", "--no-cache", "--out",
+                 str(tmp_path / "run"), "--html", str(page))
+    assert out.exit_code == 0, out.output
+    assert f"HTML report: {page}" in out.output.replace("\n", "")
+    assert page.is_file() and "<html" in page.read_text()[:500].lower()
+    doc = json.loads(invoke("run", "demo", "-m", "oracle", "--embedder", "hashing", "--no-cache",
+                            "--out", str(tmp_path / "run2"), "--html", str(page), "--json").output)
+    assert doc["html_report"] == str(page)

@@ -52,6 +52,8 @@ GENERIC = [
     click.Option(["--timeout"], type=float, default=120.0, show_default=True,
                  help="Seconds per model call before retrying."),
     click.Option(["--json", "json_out"], is_flag=True, help="Print one JSON document on stdout."),
+    click.Option(["--html"], type=click.Path(path_type=Path), default=None, metavar="FILE",
+                 help="Also write the run's HTML report to FILE and print where it is."),
     click.Option(["--shard"], default=None, metavar="K/N",
                  help="Run only the K-th of N fixed parts of the samples (local models on "
                       "several machines or GPUs); the N shards write one run directory."),
@@ -164,7 +166,13 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
     if summary.get("samples") and not summary.get("run_now"):
         err.print(f"{run.path}: this run is already complete (nothing run, no model call)",
                   highlight=False, soft_wrap=True, markup=False)
-    print_run(run.to_dict(), json_out)
+    doc = run.to_dict()
+    if generic["html"] is not None:
+        from toolscore.report.html import write_html
+
+        with UserErrors():
+            doc["html_report"] = str(write_html(run.path, generic["html"]))
+    print_run(doc, json_out)
     errored, total = run.error_count()
     if errored:
         err.print(f"{errored} of {total} samples ended in an infrastructure error "
@@ -184,6 +192,8 @@ def print_run(doc: dict[str, Any], json_out: bool) -> None:
     print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"))
     if doc.get("run_dir"):
         console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
+    if doc.get("html_report"):
+        console.print(f"HTML report: {doc['html_report']}", highlight=False, soft_wrap=True)
 
 
 class RunGroup(click.Group):
