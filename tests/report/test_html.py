@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -262,6 +263,20 @@ def test_model_text_is_shown_never_run(browser: Browser, hostile_run: Path,
     assert browser.js("typeof window.__pwned") == "undefined"
     assert browser.js("document.images.length") == 0
     assert browser.errors() == []
+
+
+def test_a_given_overview_gives_the_same_page(mixed_run: Path) -> None:
+    """The CLI computes the overview for the terminal anyway; handing it over changes
+    nothing on the page (blocks are deterministic: gzip without a timestamp)."""
+    from toolscore.report.overview import run_overview
+
+    def strip(page: str) -> str:
+        return re.sub(r'nonce(-|=")[A-Za-z0-9_-]+', "nonce", page)
+
+    given = render_html(mixed_run, n_resamples=300, overview=run_overview(mixed_run,
+                                                                          n_resamples=300))
+    assert strip(given) == strip(render_html(mixed_run, n_resamples=300))
+    assert strip(given) != strip(render_html(mixed_run, n_resamples=300, seed=1))
 
 
 def test_breakdowns_locate_the_injected_misses(mixed_run: Path) -> None:

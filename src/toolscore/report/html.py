@@ -173,15 +173,17 @@ def _bodies(records: list[dict[str, Any] | None], view: RunView, metric: str | N
 
 def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
-               chunk: int = CHUNK) -> Iterator[str]:
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
     """The report page of one run directory, as consecutive pieces of text: ``page_size``
-    records listed at a time, ``chunk`` records per compressed block."""
+    records listed at a time, ``chunk`` records per compressed block. ``overview`` is the
+    run's :func:`~toolscore.report.overview.run_overview` (same seed, prices and resamples)
+    when the caller already has it: its statistics are most of the page's cost."""
     store = RunStore(run_dir)
     config = store.read_config()
     records = sorted(store.latest().values(), key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
     view = run_view(config)
-    doc = overview_of(store.path, config, records, store.read_scores(), view, seed=seed,
-                      prices=prices, n_resamples=n_resamples)
+    doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
+                                  seed=seed, prices=prices, n_resamples=n_resamples)
     metric = doc["primary_metric"]
     n_failed = sum(failed(r, metric) for r in records)
     rates = {split: [m for m in rows if m["kind"] == "rate"]
@@ -210,20 +212,21 @@ def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
 
 def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                 prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
-                chunk: int = CHUNK) -> str:
+                chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> str:
     """The report page of one run directory, as a string (see :func:`page_parts`)."""
     return "".join(page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
-                              page_size=page_size, chunk=chunk))
+                              page_size=page_size, chunk=chunk, overview=overview))
 
 
 def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
                n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
-               page_size: int = PAGE, chunk: int = CHUNK) -> Path:
+               page_size: int = PAGE, chunk: int = CHUNK,
+               overview: dict[str, Any] | None = None) -> Path:
     """Write the report page to ``out`` (parents created; written whole or not at all);
     returns its path."""
     target = Path(out)
     parts = page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
-                       page_size=page_size, chunk=chunk)
+                       page_size=page_size, chunk=chunk, overview=overview)
     first = next(parts)  # a run directory that cannot be read fails before any file is made
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
