@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 
-
 def failed(record: dict[str, Any], metric: str | None) -> bool:
     """An errored record, or one whose primary pass/fail score is false."""
     if record.get("status") != "ok":
