@@ -21,6 +21,7 @@ from toolscore.records import RunStore
 from toolscore.report.compare import compare_runs
 from toolscore.report.export import run_rows
 from toolscore.report.html import render_html, write_html
+from toolscore.report.html_samples import page_bodies
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
 from toolscore.testing.openai_server import FakeOpenAIServer
@@ -74,12 +75,17 @@ def test_report_names_mode_and_user_and_gives_autode_figures(runs: tuple[Path, P
 
 def test_html_shows_each_dialogue_and_its_call(runs: tuple[Path, Path]) -> None:
     page = render_html(runs[0], n_resamples=200)
-    assert page.count('<details class="sample') == 2 * CASES
-    assert page.count('<h3>dialogue</h3>') == 2 * CASES
-    assert page.count("Could you tell me the details I need?") == 2 * CASES  # the question
-    assert page.count('<h3>call <span class="ok">API call</span></h3>') == 2 * CASES
-    assert "user script background" in page and "<b>dynamic</b>" in page
+    views = [b["view"] for b in page_bodies(page)]  # what the page shows when a record opens
+    assert len(views) == 2 * CASES
+    assert all(v["messages"] and not any(s.get("messages") for s in v["sections"])
+               for v in views)  # shown as one dialogue
+    assert json.dumps(views).count("Could you tell me the details I need?") == 2 * CASES
+    assert all([(s["title"], s["tags"]) for s in v["sections"]] ==
+               [("call", [{"text": "API call", "tone": "ok"}])] for v in views)
+    assert all("user script background" in v["details"] for v in views)
+    assert "<b>dynamic</b>" in page
     data = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    assert len(data["samples"]) == 2 * CASES
     assert [f["name"] for f in data["facets"]] == ["API", "ending"]
     assert "Benchmark metrics" in page and "F1 ×100" in page
 

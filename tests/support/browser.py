@@ -19,6 +19,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--remote-debugging-port=0", "--window-size=1280,1600"]
 VISIBLE = "Array.from(document.querySelectorAll('details.sample')).filter(d => !d.hidden)"
+LOADED = ("Array.from(document.querySelectorAll('details.sample[open]'))"
+          ".every(d => d.dataset.loaded === '1')")
 
 
 class Browser:
@@ -75,6 +77,16 @@ class Browser:
         if "exceptionDetails" in result:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
+
+    def wait(self, expression: str, timeout: float = 30) -> Any:
+        """The value of ``expression`` once it is truthy (records open asynchronously: their
+        compressed block is unpacked by the page after the click)."""
+        deadline = time.monotonic() + timeout
+        while not (value := self.js(expression)):
+            if time.monotonic() > deadline:
+                raise TimeoutError(expression)
+            time.sleep(0.02)
+        return value
 
     def errors(self) -> list[str]:
         """Uncaught exceptions, console.error/assert calls and error-level log entries."""

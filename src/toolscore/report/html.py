@@ -7,23 +7,28 @@ breakdowns: per tool, per error type, per API...) and every record as the benchm
 the benchmark's facets. Nothing here names a benchmark's keys: it all comes through
 :mod:`toolscore.report.view`. The file has no external references, so it can be mailed or
 archived with the run. Plots come from :mod:`toolscore.report.html_svg`, records from
-:mod:`toolscore.report.html_samples`.
+:mod:`toolscore.report.html_samples`: compressed, and unpacked by the page when opened, so
+the page stays small and opens fast however many records the run has.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from toolscore.records import RunStore
-from toolscore.report.html_data import distributions, sample_index
-from toolscore.report.html_samples import esc, render_sample
+from toolscore.report.html_data import distributions, failed, sample_index
+from toolscore.report.html_samples import CHUNK, blocks, esc, record_body, record_head
 from toolscore.report.html_svg import heat_map, histograms, interval_bars
 from toolscore.report.html_template import FILTER_BAR, page
 from toolscore.report.overview import overview_of
 from toolscore.report.tables import fmt, headline
-from toolscore.report.view import run_view
+from toolscore.report.view import RunView, run_view
+
+PAGE = 100  # records listed at a time: the page opens at the same speed for any run size
 
 
 def _value(value: Any, kind: str = "rate") -> str:
@@ -154,19 +159,33 @@ def _matrix(b: dict[str, Any]) -> str:
                     titles.get(r_key, r_key), titles.get(c_key, c_key))
 
 
-def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
-                prices: dict[str, dict[str, float]] | None = None) -> str:
-    """The report page of one run directory, as a string."""
+def _bodies(records: list[dict[str, Any] | None], view: RunView, metric: str | None,
+            heads: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The record bodies in order, the heads gathered into ``heads`` on the way; each record
+    is dropped from ``records`` once shown, so the views never all live at once."""
+    for idx, record in enumerate(records):
+        assert record is not None
+        records[idx] = None
+        shown = view.record_view(record)
+        heads.append(record_head(idx, record, metric, shown, view.record_facets(record)))
+        yield record_body(record, shown)
+
+
+def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
+               prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
+    """The report page of one run directory, as consecutive pieces of text: ``page_size``
+    records listed at a time, ``chunk`` records per compressed block. ``overview`` is the
+    run's :func:`~toolscore.report.overview.run_overview` (same seed, prices and resamples)
+    when the caller already has it: its statistics are most of the page's cost."""
     store = RunStore(run_dir)
     config = store.read_config()
     records = sorted(store.latest().values(), key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
     view = run_view(config)
-    doc = overview_of(store.path, config, records, store.read_scores(), view, seed=seed,
-                      prices=prices, n_resamples=n_resamples)
+    doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
+                                  seed=seed, prices=prices, n_resamples=n_resamples)
     metric = doc["primary_metric"]
-    index = sample_index(records, view, metric)
-    rendered = [render_sample(i, r, metric, view.record_view(r)) for i, r in enumerate(records)]
-    n_failed = sum(s["failed"] for s in index["samples"])
+    n_failed = sum(failed(r, metric) for r in records)
     rates = {split: [m for m in rows if m["kind"] == "rate"]
              for split, rows in doc["intervals"]["splits"].items()}
     plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
@@ -178,19 +197,45 @@ def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
         '<h2>Plots</h2><div class="plots">' + "".join(plots) + "</div>",
         *(_breakdown(b) for b in doc["breakdowns"]),
         f"<h2>Samples</h2><p class=\"muted\">{len(records)} (sample, epoch) records, "
-        f"{n_failed} failed (pass/fail score: {esc(metric or 'status only')}).</p>",
-        FILTER_BAR, '<div id="samples">', *rendered, "</div>",
+        f"{n_failed} failed (pass/fail score: {esc(metric or 'status only')}); a record's "
+        "transcript is unpacked when it is opened.</p>",
+        FILTER_BAR, '<div id="samples"></div>',
     ]
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
-    return page(title, "\n".join(body), index)
+    heads: list[dict[str, Any]] = []
+    pending: list[dict[str, Any] | None] = list(records)
+    del records, doc
+    yield from page(title, "\n".join(body),
+                    lambda: {**sample_index(heads), "chunk": chunk, "page": page_size},
+                    blocks(_bodies(pending, view, metric, heads), chunk))
+
+
+def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
+                prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+                chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> str:
+    """The report page of one run directory, as a string (see :func:`page_parts`)."""
+    return "".join(page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
+                              page_size=page_size, chunk=chunk, overview=overview))
 
 
 def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
-               n_resamples: int = 2000,
-               prices: dict[str, dict[str, float]] | None = None) -> Path:
-    """Write the report page to ``out`` (parents created); returns its path."""
+               n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
+               page_size: int = PAGE, chunk: int = CHUNK,
+               overview: dict[str, Any] | None = None) -> Path:
+    """Write the report page to ``out`` (parents created; written whole or not at all);
+    returns its path."""
     target = Path(out)
-    text = render_html(run_dir, seed=seed, n_resamples=n_resamples, prices=prices)
+    parts = page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
+                       page_size=page_size, chunk=chunk, overview=overview)
+    first = next(parts)  # a run directory that cannot be read fails before any file is made
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(first)
+            for part in parts:
+                fh.write(part)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
     return target

@@ -14,9 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from toolscore.report.intervals import split_of
-from toolscore.report.view import RunView
-
 
 def failed(record: dict[str, Any], metric: str | None) -> bool:
     """An errored record, or one whose primary pass/fail score is false."""
@@ -38,20 +35,17 @@ def distributions(records: list[dict[str, Any]], bins: int = 10) -> dict[str, li
             for k, v in values.items()}
 
 
-def sample_index(records: list[dict[str, Any]], view: RunView, metric: str | None
-                 ) -> dict[str, Any]:
-    """What the filter script needs: per record its id, split, pass/fail and facet values;
-    the facets (name and every value, in first-seen order) and the splits."""
-    samples = []
+def sample_index(heads: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the page's list and filters need: per record its head
+    (:func:`toolscore.report.html_samples.record_head`: id, split, pass/fail, facet values,
+    the benchmark's summary and tags); the facets (name and every value, sorted) and the
+    splits."""
     names: dict[str, dict[str, None]] = {}
-    for idx, r in enumerate(records):
-        facets = view.record_facets(r)
-        for name, values in facets.items():
+    for head in heads:
+        for name, values in head["facets"].items():
             seen = names.setdefault(name, {})
             for v in values:
                 seen.setdefault(v, None)
-        samples.append({"idx": idx, "id": str(r.get("id")), "epoch": int(r.get("epoch", 0)),
-                        "split": split_of(r), "failed": failed(r, metric), "facets": facets})
-    return {"samples": samples,
+    return {"samples": heads,
             "facets": [{"name": n, "values": sorted(vs)} for n, vs in names.items()],
-            "splits": sorted({s["split"] for s in samples})}
+            "splits": sorted({h["split"] for h in heads})}

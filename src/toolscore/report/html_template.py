@@ -1,9 +1,12 @@
-"""The fixed parts of the HTML report: style, the filter script, and the page around a body.
+"""The fixed parts of the HTML report: style, the page's script, and the page around a body.
 
 The page is one file that works offline. A Content-Security-Policy allows only the report's own
-script (by nonce) and inline styles; everything from a run is escaped before it reaches the page
-and the filter script handles run data only through ``textContent`` and ``dataset``, so the policy
-is a second line of defence, not the first.
+script (by nonce) and inline styles. Everything from a run is either escaped before it reaches
+the page (the tables and plots) or carried as JSON that the page's script (``html_report.js``)
+puts into the document through ``textContent`` and ``dataset`` only (the records, see
+:mod:`toolscore.report.html_samples`), so the policy is a second line of defence, not the
+first. Decompressing a record block needs no policy change: ``DecompressionStream``, ``Blob``
+and ``Response`` read bytes already in the page and fetch nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import html
 import json
 import secrets
+from collections.abc import Callable, Iterable, Iterator
+from importlib import resources
 from typing import Any
 
 from toolscore.report.export import printable
@@ -55,74 +60,8 @@ pre{white-space:pre-wrap;word-break:break-word;margin:2px 0;font:12px/1.4 ui-mon
 #f-facets{display:contents}#f-facets label{white-space:nowrap}
 """
 
-JS = """
-(function () {
-  "use strict";
-  var data = JSON.parse(document.getElementById("report-data").textContent);
-  var samples = data.samples;
-  function fill(select, values) {
-    values.forEach(function (v) {
-      var o = document.createElement("option");
-      o.value = v;
-      o.textContent = v;
-      select.appendChild(o);
-    });
-  }
-  var failedBox = document.getElementById("f-failed");
-  var splitSel = document.getElementById("f-split");
-  var text = document.getElementById("f-text");
-  var count = document.getElementById("f-count");
-  var facetBox = document.getElementById("f-facets");
-  fill(splitSel, data.splits);
-  var facetSels = data.facets.map(function (facet, i) {
-    var label = document.createElement("label");
-    label.appendChild(document.createTextNode(facet.name + " "));
-    var select = document.createElement("select");
-    select.id = "f-facet-" + i;
-    select.dataset.facet = facet.name;
-    fill(select, [""].concat(facet.values));
-    select.options[0].textContent = "any";
-    label.appendChild(select);
-    facetBox.appendChild(label);
-    return select;
-  });
-  function facetOk(s) {
-    return facetSels.every(function (sel) {
-      var name = sel.dataset.facet;
-      var values = Object.prototype.hasOwnProperty.call(s.facets, name) ? s.facets[name] : [];
-      return !sel.value || values.indexOf(sel.value) >= 0;
-    });
-  }
-  function apply() {
-    var shown = 0;
-    var q = text.value.trim().toLowerCase();
-    samples.forEach(function (s) {
-      var el = document.getElementById("s-" + s.idx);
-      if (!el) { return; }
-      var keep = (!failedBox.checked || s.failed) && facetOk(s) &&
-        (!splitSel.value || s.split === splitSel.value) &&
-        (!q || s.id.toLowerCase().indexOf(q) >= 0);
-      el.hidden = !keep;
-      if (keep) { shown += 1; }
-    });
-    count.textContent = "showing " + shown + " of " + samples.length;
-  }
-  [failedBox, splitSel].concat(facetSels).forEach(function (el) {
-    el.addEventListener("change", apply);
-  });
-  text.addEventListener("input", apply);
-  document.getElementById("f-expand").addEventListener("click", function () {
-    document.querySelectorAll("details.sample:not([hidden])").forEach(function (d) {
-      d.open = true;
-    });
-  });
-  document.getElementById("f-collapse").addEventListener("click", function () {
-    document.querySelectorAll("details.sample").forEach(function (d) { d.open = false; });
-  });
-  apply();
-  document.body.dataset.ready = "1";
-})();
-"""
+# The page's own script: a .js file beside this module (package data), read once.
+JS = (resources.files("toolscore.report") / "html_report.js").read_text(encoding="utf-8")
 
 FILTER_BAR = """<div id="filters">
 <label><input type="checkbox" id="f-failed"> failed only</label>
@@ -132,6 +71,9 @@ FILTER_BAR = """<div id="filters">
 <button type="button" id="f-expand">expand shown</button>
 <button type="button" id="f-collapse">collapse all</button>
 <span id="f-count" class="muted"></span>
+<button type="button" id="f-prev">previous</button>
+<span id="f-page" class="muted"></span>
+<button type="button" id="f-next">next</button>
 </div>"""
 
 
@@ -142,18 +84,25 @@ def json_for_script(data: Any) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def page(title: str, body: str, data: Any) -> str:
-    """The whole document: ``body`` is already-escaped HTML, ``data`` feeds the filter script."""
+def page(title: str, body: str, data: Callable[[], Any], blocks: Iterable[str] = ()
+         ) -> Iterator[str]:
+    """The whole document, in parts (written one after the other, never joined in memory by
+    :func:`~toolscore.report.html.write_html`): ``body`` is already-escaped HTML, ``blocks``
+    the records' compressed ``<script type="application/octet-stream">`` blocks (inert: the
+    policy runs only the nonce'd script), ``data()`` the index the page's script reads, called
+    once the blocks are out so that the index can be gathered while they are written."""
     nonce = secrets.token_urlsafe(16)
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
            f"script-src 'nonce-{nonce}'")
-    return (
+    yield (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="icon" href="data:,">'
         f"<title>{html.escape(printable(title))}</title><style>{CSS}</style></head><body>\n"
         f"{body}\n"
-        f'<script type="application/json" id="report-data">{json_for_script(data)}</script>\n'
-        f'<script nonce="{nonce}">{JS}</script>\n</body></html>\n'
     )
+    for block in blocks:
+        yield block + "\n"
+    yield (f'<script type="application/json" id="report-data">{json_for_script(data())}'
+           f'</script>\n<script nonce="{nonce}">{JS}</script>\n</body></html>\n')

@@ -261,6 +261,7 @@ def test_every_turn_shows_the_users_request_beside_the_reply(tmp_path: Any) -> N
     turn answers is stored beside it and shown first in the report (issue 11)."""
     from toolscore.benchmarks.registry import make_benchmark
     from toolscore.report.html import render_html
+    from toolscore.report.html_samples import page_bodies
     from toolscore.runs.api import evaluate
 
     run = evaluate("demo", "oracle", out=tmp_path / "run", cache=None, embedder="hashing")
@@ -275,4 +276,4 @@ def test_every_turn_shows_the_users_request_beside_the_reply(tmp_path: Any) -> N
             assert first["role"] == "user"
     page = render_html(run.path)
     some_request = conversations[run.records[0]["id"]].turns[0].text
-    assert json.dumps(some_request)[1:-1][:40] in page
+    assert json.dumps(some_request)[1:-1][:40] in json.dumps(page_bodies(page))
