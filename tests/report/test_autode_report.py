@@ -116,12 +116,13 @@ def test_page_filters_by_the_benchmarks_facets(runs: tuple[Path, Path], tmp_path
         api = browser.js(f"{select}.options[1].value")
         browser.js(f"var s = {select}; s.selectedIndex = 1; s.dispatchEvent(new Event('change'))")
         shown = browser.js(f"{VISIBLE}.map(d => d.id)")
-        records = sorted(RunStore(runs[1]).latest().values(),
-                         key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
-        assert shown == [f"s-{i}" for i, r in enumerate(records) if r["meta"]["api"] == api]
+        # a record's element id is its position in samples.jsonl; the list is in (id, epoch)
+        stored = list(RunStore(runs[1]).records())
+        order = sorted(range(len(stored)),
+                       key=lambda i: (str(stored[i]["id"]), int(stored[i].get("epoch", 0))))
+        assert shown == [f"s-{i}" for i in order if stored[i]["meta"]["api"] == api]
         browser.js("document.getElementById('f-failed').click()")
-        failed = [f"s-{i}" for i in map(int, (x[2:] for x in shown))
-                  if not records[i]["scores"]["exact_match"]]
+        failed = [x for x in shown if not stored[int(x[2:])]["scores"]["exact_match"]]
         assert browser.js(f"{VISIBLE}.map(d => d.id)") == failed
         assert browser.errors() == []
     finally:

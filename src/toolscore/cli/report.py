@@ -346,7 +346,7 @@ def report(
             from toolscore.report.html import write_html
 
             err.print(
-                f"wrote {write_html(run_dir, html_out, seed=seed, prices=prices)}",
+                f"wrote {write_html(run_dir, html_out, seed=seed, prices=prices, overview=doc)}",
                 highlight=False,
                 soft_wrap=True,
             )

@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolscore.records import RunStore
+from toolscore.records import RunStore, sample_key
+from toolscore.records.store import project_record
 from toolscore.report.html_data import distributions, failed, sample_index
 from toolscore.report.html_samples import CHUNK, blocks, esc, record_body, record_head
 from toolscore.report.html_svg import heat_map, histograms, interval_bars
@@ -159,16 +160,27 @@ def _matrix(b: dict[str, Any]) -> str:
                     titles.get(r_key, r_key), titles.get(c_key, c_key))
 
 
-def _bodies(records: list[dict[str, Any] | None], view: RunView, metric: str | None,
-            heads: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """The record bodies in order, the heads gathered into ``heads`` on the way; each record
-    is dropped from ``records`` once shown, so the views never all live at once."""
-    for idx, record in enumerate(records):
-        assert record is not None
-        records[idx] = None
-        shown = view.record_view(record)
-        heads.append(record_head(idx, record, metric, shown, view.record_facets(record)))
-        yield record_body(record, shown)
+def _read(store: RunStore, view: RunView, chunk: int
+          ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """One pass over samples.jsonl in file order: each record's view is made, its body packed
+    into the current compressed block, and only its head and its summary (the benchmark's
+    ``summary_output``) are kept. Returns (blocks, heads, summaries) with heads and summaries
+    of the latest record of each key, sorted by (id, epoch); a head's ``idx`` is the record's
+    position in the blocks. A superseded record (an error later re-run) stays in its block
+    unlisted: a few bytes, and no second pass over a large file. Heads are marked failed once
+    the primary metric is known (see :func:`page_parts`)."""
+    latest: dict[tuple[str, int], tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def bodies() -> Iterator[dict[str, Any]]:
+        for idx, record in enumerate(store.records()):
+            shown = view.record_view(record)
+            yield record_body(record, shown)
+            head = record_head(idx, record, None, shown, view.record_facets(record))
+            latest[sample_key(record)] = (head, project_record(record, view.cls.summary_output))
+
+    packed = list(blocks(bodies(), chunk))  # compressed: small even for 10,000 records
+    keys = sorted(latest, key=lambda k: (str(k[0]), int(k[1])))
+    return packed, [latest[k][0] for k in keys], [latest[k][1] for k in keys]
 
 
 def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
@@ -180,12 +192,14 @@ def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
     when the caller already has it: its statistics are most of the page's cost."""
     store = RunStore(run_dir)
     config = store.read_config()
-    records = sorted(store.latest().values(), key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
     view = run_view(config)
+    packed, heads, records = _read(store, view, chunk)
     doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
                                   seed=seed, prices=prices, n_resamples=n_resamples)
     metric = doc["primary_metric"]
-    n_failed = sum(failed(r, metric) for r in records)
+    for head, record in zip(heads, records, strict=True):
+        head["failed"] = failed(record, metric)
+    n_failed = sum(h["failed"] for h in heads)
     rates = {split: [m for m in rows if m["kind"] == "rate"]
              for split, rows in doc["intervals"]["splits"].items()}
     plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
@@ -202,12 +216,9 @@ def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
         FILTER_BAR, '<div id="samples"></div>',
     ]
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
-    heads: list[dict[str, Any]] = []
-    pending: list[dict[str, Any] | None] = list(records)
     del records, doc
     yield from page(title, "\n".join(body),
-                    lambda: {**sample_index(heads), "chunk": chunk, "page": page_size},
-                    blocks(_bodies(pending, view, metric, heads), chunk))
+                    lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
 
 
 def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
