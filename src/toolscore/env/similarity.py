@@ -236,6 +236,15 @@ class EmbeddingCache:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._lock = threading.Lock()
+        if self.path != ":memory:":
+            # Write-ahead log, synced at checkpoints only: every scored sample commits its new
+            # vectors, and a sync per commit cost more than the embedding. A crash may lose the
+            # last vectors (recomputed next time), never corrupt the file.
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.OperationalError:  # another process holds it: keep its mode
+                pass
         with self._lock, self._db:
             self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (embedder TEXT NOT NULL, "
                              "key TEXT NOT NULL, vector BLOB NOT NULL, "
