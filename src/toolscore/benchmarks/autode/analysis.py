@@ -17,6 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +42,21 @@ _STOPWORD_TEXT = (
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+
+
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z][a-z0-9]+", text.lower())
+    return _WORD.findall(text.lower())
 
 
 def _content(words: list[str]) -> frozenset[str]:
     return frozenset(w for w in words if len(w) >= 3 and w not in _STOPWORDS)
 
 
+@lru_cache(maxsize=4096)
 def _name_words(name: str) -> frozenset[str]:
-    return _content(_words(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ")))
+    return _content(_words(_CAMEL.sub(r"\1 \2", name).replace("_", " ")))
 
 
 def slot_keywords(name: str, properties: Mapping[str, Any]) -> frozenset[str]:
@@ -60,34 +66,90 @@ def slot_keywords(name: str, properties: Mapping[str, Any]) -> frozenset[str]:
     other parameters' names and descriptions (>= 3 letters, no stopwords). Shared words
     ("device" in ``deviceType`` and in the description of ``roomType``) would tie a question to
     the wrong parameter."""
+    return _slot_keywords(name, _descriptions(properties))
+
+
+def _descriptions(properties: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What :func:`slot_keywords` reads of an API's parameters, hashable (to memoise it)."""
+    return tuple((k, str(v.get("description", "")) if isinstance(v, Mapping) else "")
+                 for k, v in properties.items())
+
+
+@lru_cache(maxsize=4096)
+def _slot_keywords(name: str, described: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """:func:`slot_keywords`, memoised: every dialogue and trial of a case asks it the same
+    questions about the same API (43,000 calls for Table 1's 14 files, 200 distinct)."""
     others_names: set[str] = set()
     others_all: set[str] = set()
-    for other, schema in properties.items():
+    for other, text in described:
         if other != name:
             others_names |= _name_words(other)
-            others_all |= _name_words(other) | _content(_words(str(
-                schema.get("description", ""))))
-    description = _EXAMPLES.split(str(properties.get(name, {}).get("description", "")))[0]
+            others_all |= _name_words(other) | _content(_words(text))
+    description = _EXAMPLES.split(dict(described).get(name, ""))[0]
     return (_name_words(name) - others_names) | (_content(_words(description)) - others_all
                                                  - _name_words(name) - others_names)
+
+
+@lru_cache(maxsize=8192)
+def _phrase(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
 
 
 def _mentions(text: str, value: str) -> bool:
     """``value`` occurs in ``text`` as a whole phrase, ignoring case."""
     value = value.strip()
-    if len(value) < 2:
+    return len(value) >= 2 and _said(_phrase_of(value), text, text.lower())
+
+
+def _phrase_of(value: str) -> tuple[str, bool, re.Pattern[str]]:
+    """A stripped value (2+ characters) ready for :func:`_said`."""
+    return value.lower(), value.isascii(), _phrase(value)
+
+
+def _said(value: tuple[str, bool, re.Pattern[str]], text: str, lowered: str) -> bool:
+    """Whether ``text`` (``lowered``: the same lower-cased) contains the value as a whole
+    phrase, ignoring case. For ASCII text and value, no substring means no match, which spares
+    most regular-expression searches."""
+    low, ascii_value, phrase = value
+    if ascii_value and low not in lowered and text.isascii():
         return False
-    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
+    return phrase.search(text) is not None
+
+
+@dataclass(frozen=True)
+class CaseFacts:
+    """What :func:`redundant_questions` needs of a case besides the dialogue: each gold slot's
+    keywords and, for a string value of 2+ characters, the value ready to be looked for. The
+    same for every dialogue and trial of a case, so :func:`question_stats` builds it once per
+    case instead of once per dialogue."""
+
+    keywords: dict[str, frozenset[str]]
+    values: dict[str, tuple[str, bool, re.Pattern[str]]]
+
+
+def case_facts(slots: Mapping[str, Any], doc: ApiDoc | None) -> CaseFacts:
+    """The :class:`CaseFacts` of gold ``slots`` and their API's ``doc`` (None: only slot names
+    are keywords)."""
+    properties = doc.spec.parameters.get("properties", {}) if doc is not None else {
+        k: {} for k in slots}
+    described = _descriptions(properties)
+    keywords = {k: _slot_keywords(k, described if k in properties else (*described, (k, "")))
+                for k in slots}
+    values = {k: _phrase_of(v.strip()) for k, v in slots.items()
+              if isinstance(v, str) and len(v.strip()) >= 2}
+    return CaseFacts(keywords, values)
 
 
 def asking_sentences(text: str) -> list[str]:
     """The sentences of an assistant turn that ask the user something: a "?" or a request
     phrase ("please provide", "let me know", "I need to know")."""
+    if not _ASKING.search(text):  # a sentence that asks is a match in the whole text too
+        return []
     return [s for s in _SENTENCE.split(text) if _ASKING.search(s)]
 
 
 def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str, Any],
-                        doc: ApiDoc | None) -> tuple[int, int]:
+                        doc: ApiDoc | None, facts: CaseFacts | None = None) -> tuple[int, int]:
     """(question turns, redundant question turns) of one dialogue.
 
     ``content`` uses the released shape (``{"role": "User"|"Assistant", "message"}``); ``slots``
@@ -110,23 +172,24 @@ def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str
     are assumed, so questions about another API's parameters are not judged. Use the rate to
     compare runs over the same scripts, not as an absolute count.
     """
-    properties = doc.spec.parameters.get("properties", {}) if doc is not None else {
-        k: {} for k in slots}
-    keywords = {k: slot_keywords(k, properties if k in properties else {**properties, k: {}})
-                for k in slots}
+    if facts is None:
+        facts = case_facts(slots, doc)
+    keywords, values = facts.keywords, facts.values
     questions = redundant = 0
-    given: set[str] = set()
+    given: list[str] = []  # slots whose value a user turn has mentioned, in slot order
     for turn in content:
         text = turn.get("message") or ""
         if turn.get("role") == "User":
-            given |= {k for k, v in slots.items() if isinstance(v, str) and _mentions(text, v)}
+            lowered = text.lower()
+            given += [k for k, v in values.items() if k not in given and _said(v, text, lowered)]
             continue
         asking = asking_sentences(text)
         if not asking:
             continue
         questions += 1
-        if any(keywords[k] & set(_words(sentence)) and not _mentions(sentence, str(slots[k]))
-               for sentence in asking for k in given):
+        if given and any(keywords[k] & words and not _said(values[k], sentence, sentence.lower())
+                         for sentence in asking for words in [set(_words(sentence))]
+                         for k in given):
             redundant += 1
     return questions, redundant
 
@@ -187,11 +250,15 @@ def question_stats(run: RunDialogues, scripts: Sequence[UserScript],
     gold = {s.uuid: s for s in scripts}
     by_name = {d.name: d for d in docs}
     questions = redundant = with_redundant = 0
+    facts: dict[str, CaseFacts] = {}
     for uuid, content in run.dialogues:
         script = gold.get(uuid)
         if script is None:
             continue
-        q, r = redundant_questions(content, script.slots, by_name.get(script.api))
+        doc = by_name.get(script.api)
+        if uuid not in facts:
+            facts[uuid] = case_facts(script.slots, doc)
+        q, r = redundant_questions(content, script.slots, doc, facts[uuid])
         questions += q
         redundant += r
         with_redundant += r > 0

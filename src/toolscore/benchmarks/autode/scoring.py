@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -35,9 +36,12 @@ def filter_arguments(arguments: Mapping[str, Any],
     for key, value in arguments.items():
         if key == function_key:
             continue
-        if isinstance(value, bool) or (
-                isinstance(value, str) and value.strip() and value.strip().lower() != "null"):
+        if value is True or value is False:
             kept[key] = value
+        elif isinstance(value, str):
+            stripped = value.strip()
+            if stripped and stripped.lower() != "null":
+                kept[key] = value
     return kept
 
 
@@ -65,7 +69,13 @@ def normalise_value(value: Any) -> str:
     """
     if isinstance(value, bool):
         return "true" if value else "false"
-    text = " ".join(str(value).casefold().split())
+    return _normalise_text(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _normalise_text(text: str) -> str:
+    """Memoised: rescoring compares the same few thousand values in every trial and file."""
+    text = " ".join(text.casefold().split())
     return _NUMBER.sub(lambda m: _canonical_number(m.group()), text)
 
 

@@ -248,6 +248,9 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
                                           EmbeddingCache(cache_root() / "embeddings.sqlite"))
         return self._similarity
 
+    def warm(self) -> None:
+        self.similarity.warm()
+
     def score(self, output: dict[str, Any], sample: Sample | None = None) -> dict[str, Any]:
         turns = [TurnCalls(t["turn"], [CallRecord.from_dict(c) for c in t["ground_truth"]],
                            [CallRecord.from_dict(c) for c in t["predictions"]], t.get("text"))
