@@ -38,8 +38,8 @@ class ToolTalkOptions:
                               "the conversation uses) | suite (those of its plugins).")
     strict: bool = option(False, "Fix the reference scorer's known defects (labelled); error "
                           "types then follow the intent of ToolTalk's comment, per turn.")
-    embedder: str = option("minilm", "Text similarity for free-text arguments: minilm | "
-                           "hashing.")
+    embedder: str = option("minilm", "Text similarity for free-text arguments: minilm "
+                           "(numpy, no torch) | minilm-st (sentence-transformers) | hashing.")
     max_calls_per_turn: int | None = option(
         None, "Stop a turn after this many tool calls (default 30, strict 10).")
     plugins: list[str] = option(list, "Installed plugin sets to run over instead of the "
