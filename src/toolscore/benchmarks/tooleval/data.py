@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolscore.data import read_text
+
 SUBSETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category",
            "G3_instruction")
 GIVE_UP = "give_up_and_restart"
@@ -190,11 +192,12 @@ def _sample(path: Path, qid: str, rec: Any, subset: str) -> Sample:
 
 
 def _read_json(path: Path) -> Any:
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    text = read_text(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise
-    except (ValueError, UnicodeDecodeError) as e:
+        return json.loads(text)
+    except ValueError as e:
         raise ToolEvalDataError(path, None, "(file)", f"not JSON: {e}") from None
 
 
