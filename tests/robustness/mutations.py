@@ -23,7 +23,10 @@ def empty(data: bytes) -> bytes:
 
 def torn(data: bytes) -> bytes:
     """Cut in the middle of the last third: a JSON document without its end."""
-    return data[: max(1, len(data) * 2 // 3)]
+    cut = max(1, len(data) * 2 // 3)
+    while cut > 1 and data[cut - 1:cut] in (b"\n", b"}", b"]"):
+        cut -= 1  # never a whole line or document by chance
+    return data[:cut]
 
 
 def bad_utf8(data: bytes) -> bytes:

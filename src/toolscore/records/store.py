@@ -162,6 +162,8 @@ class RunStore:
         f = self.samples_path
         if not f.is_file():
             return 0
+        for _ in self.records():  # a file that is not a run's lines is refused, never cut
+            pass
         data = f.read_bytes()
         if not data or data.endswith(b"\n"):
             return 0
@@ -189,9 +191,14 @@ class RunStore:
                 if not line.strip():
                     continue
                 try:
-                    yield json.loads(line)
+                    doc = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise RunStoreError(f"{f}: line {lineno}: invalid JSON ({e})") from None
+                try:  # the fields every reader relies on (the output is the benchmark's)
+                    SampleRecord.from_dict(doc, f"{f}: line {lineno}")
+                except RecordError as e:
+                    raise RunStoreError(str(e)) from None
+                yield doc
 
     def latest(self) -> dict[tuple[str, int], dict[str, Any]]:
         """The last record written for each (sample id, epoch)."""
@@ -253,4 +260,8 @@ class RunStore:
         f = self.path / SCORES_FILE
         if not f.exists():
             return None
-        return _json_file(f)
+        doc = _json_file(f)
+        if not isinstance(doc, dict):
+            raise RunStoreError(f"{f}: expected a JSON object of metrics, got "
+                                f"{type(doc).__name__}")
+        return doc

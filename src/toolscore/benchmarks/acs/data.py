@@ -66,7 +66,12 @@ def load_rows(path: str | Path | None = None) -> list[AcsRow]:
         rows: list[AcsRow] = []
         seen: set[str] = set()
         for n, rec in enumerate(reader, start=2):
+            if None in rec or None in rec.values():  # DictReader's marks of a ragged row
+                raise DataError(f"{p}: line {n}: the row's cells do not match the header's "
+                                f"{len(reader.fieldnames or [])} columns")
             rows.append(_row(p, n, rec, seen))
+    if not rows:
+        raise DataError(f"{p}: no rows (a header alone)")
     return rows
 
 

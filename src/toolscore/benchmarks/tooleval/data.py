@@ -175,7 +175,9 @@ def _sample(path: Path, qid: str, rec: Any, subset: str) -> Sample:
 
     query = need(rec, "query", str, "query")
     tools = need(rec, "available_tools", list, "available_tools")
-    raw = rec.get("answer") if isinstance(rec, dict) else None
+    if "answer" not in rec:  # null is "no answer"; a missing key is a broken record
+        raise ToolEvalDataError(path, qid, "answer", "missing (null if the query has no answer)")
+    raw = rec["answer"]
     if raw is None:
         return Sample(qid, query, tools, None, subset)
     final = raw.get("final_answer") or "" if isinstance(raw, dict) else ""
@@ -186,8 +188,11 @@ def _sample(path: Path, qid: str, rec: Any, subset: str) -> Sample:
         steps = path_from_nodes(nodes)
     except (ValueError, AttributeError, TypeError) as e:
         raise ToolEvalDataError(path, qid, "answer.answer_details", str(e)) from None
-    answer = Answer(str(raw.get("method", "")), final, steps,
-                    int(raw.get("total_steps") or len(steps)), raw)
+    total = raw.get("total_steps") or len(steps)
+    if isinstance(total, bool) or not isinstance(total, int):
+        raise ToolEvalDataError(path, qid, "answer.total_steps", f"expected an integer, got "
+                                f"{total!r}")
+    answer = Answer(str(raw.get("method", "")), final, steps, total, raw)
     return Sample(qid, query, tools, answer, subset)
 
 
@@ -304,6 +309,8 @@ def load_raw_answer(path: str | Path) -> Sample:
     if not isinstance(query, str):
         raise ToolEvalDataError(path, qid, "answer_generation.query", "missing")
     final = gen.get("final_answer") or ""
+    if not isinstance(final, str):
+        raise ToolEvalDataError(path, qid, "answer_generation.final_answer", "expected a string")
     conversations = gen.get("train_messages") or []
     try:
         if gen.get("valid_data") and conversations:
