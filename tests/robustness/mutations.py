@@ -54,8 +54,9 @@ def bom(data: bytes) -> bytes:
 
 
 def binary(data: bytes) -> bytes:
-    rnd = random.Random(len(data))
-    return bytes(rnd.randrange(256) for _ in range(700))
+    """Random bytes with line ends (a file without one is a torn first line to the run store)."""
+    rnd = random.Random(7)
+    return b"\n".join(bytes(rnd.randrange(256) for _ in range(200)) for _ in range(4)) + b"\n"
 
 
 def crlf(data: bytes) -> bytes:

@@ -47,7 +47,7 @@ def _json_file(f: Path) -> Any:
         raise RunStoreError(f"{f}: line {line}: not UTF-8 text (byte 0x{raw[e.start]:02x})"
                             ) from None
     except json.JSONDecodeError as e:
-        raise RunStoreError(f"{f}: line {e.lineno}: invalid JSON ({e.msg})") from None
+        raise RunStoreError(f"{f}: invalid JSON at line {e.lineno} ({e.msg})") from None
 
 
 class RunLocked(RunStoreError):

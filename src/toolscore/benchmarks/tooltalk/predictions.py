@@ -111,7 +111,7 @@ def read_prediction_file(path: str | Path) -> PredictionFile:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise PredictionFormatError(f"{path}: line {e.lineno}: invalid JSON ({e.msg})"
+        raise PredictionFormatError(f"{path}: unreadable JSON at line {e.lineno}: {e.msg}"
                                     ) from None
     if not isinstance(data, dict):
         raise _fail(path, "top level", "expected an object")
