@@ -13,9 +13,9 @@ from pathlib import Path
 from robustness import mutations as mu
 from robustness.corpus import (
     ACCEPTED,
-    GAP,
     DELETE,
     ERROR,
+    GAP,
     Breakage,
     Input,
     file_breakages,

@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from support import data
+
 from robustness import workspace
 from robustness.corpus import ACCEPTED, ERROR, GAP, GUARDED, Variant, variants
 from robustness.inputs import inputs
-from support import data
 from toolscore.cli import app
 from toolscore.testing.openai_server import FakeOpenAIServer
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from support import data
-from toolscore.testing.openai_server import default_responder
-
 from support.tooleval import judge_server
+
+from toolscore.testing.openai_server import default_responder
 
 CONVERSATIONS = ("AddAlarm-easy", "DeleteAlarm-easy", "AddReminder-easy")
 N_SCRIPTS = 12
