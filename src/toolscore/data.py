@@ -213,28 +213,52 @@ def extract_pinned(zf: zipfile.ZipFile, pins: dict[str, str], target: Path) -> N
 
 
 # -- reading user-written files (one-line errors naming file and line) --------------------------
+def decode_text(raw: bytes, name: str) -> str:
+    """Bytes of a text file as UTF-8. A BOM is dropped (Windows editors write one and it is the
+    same text); UTF-16 and bytes that are not UTF-8 (a Latin-1 export, a binary file) are one
+    line naming the file and the line, since the decoder's own message names neither."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DataError(f"{name}: UTF-16 text; save it as UTF-8")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise DataError(f"{name}: line {line}: not UTF-8 text (byte 0x{raw[e.start]:02x}; "
+                        "Latin-1 or binary? save it as UTF-8)") from None
+
+
+def read_text(path: Path, name: str | None = None) -> str:
+    """A user's or a dataset's text file (see :func:`decode_text`); ``name`` labels it in
+    errors (default: the path)."""
+    name = name or str(path)
+    if path.is_dir():
+        raise DataError(f"{name}: is a folder, expected a file")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{name}: file not found") from None
+    except OSError as e:
+        raise DataError(f"{name}: cannot read ({e.strerror})") from None
+    return decode_text(raw, name)
+
+
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line; a line that is not an object is an error."""
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    with path.open(encoding="utf-8") as f:
-        for number, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise DataError(f"{path}:{number}: expected a JSON object")
-            yield number, obj
+    for number, text in enumerate(read_text(path).split("\n"), start=1):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
+        if not isinstance(obj, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object")
+        yield number, obj
 
 
 def read_structured(path: Path) -> Any:
     """A JSON file, or YAML for any other suffix (PyYAML imported only then)."""
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     if path.suffix.lower() == ".json":
         try:
             return json.loads(text)

@@ -92,7 +92,7 @@ def test_store_names_the_bad_line(tmp_path: Path) -> None:
     store = RunStore(tmp_path)
     store.append(SampleRecord(id="a"))
     store.append({"id": "b", "status": "maybe"})
-    with pytest.raises(RunStoreError, match=rf"{SAMPLES_FILE}: record 2: field 'status'"):
+    with pytest.raises(RunStoreError, match=rf"{SAMPLES_FILE}: line 2: field 'status'"):
         list(store.typed_records())
 
 

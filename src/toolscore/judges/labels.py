@@ -10,11 +10,12 @@ together by the bootstrap, e.g. several items judged on one response).
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolscore.data import DataError, iter_jsonl
+from toolscore.data import DataError, iter_jsonl, read_text
 
 _TRUE = {"true", "1", "yes", "pass", "passed", "satisfied", "solved", "y", "t"}
 _FALSE = {"false", "0", "no", "fail", "failed", "unsatisfied", "unsolved", "n", "f"}
@@ -34,7 +35,7 @@ def read_items(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     if path.suffix.lower() == ".csv":
-        with path.open(newline="", encoding="utf-8") as f:
+        with io.StringIO(read_text(path), newline="") as f:
             return list(csv.DictReader(f))
     return [row for _, row in iter_jsonl(path)]
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolscore.data import DataError, read_text
 from toolscore.entrypoints import JUDGES, ExtensionError
 
 DETERMINISTIC, LLM = "deterministic", "llm"
@@ -230,12 +231,12 @@ def judge_config(doc: Any, source: str | Path = "<inline>") -> JudgeConfig:
 def load_judge_config(path: str | Path) -> JudgeConfig:
     """Read and validate a judge configuration file (JSON, or YAML)."""
     path = Path(path)
+    if not path.exists():
+        raise JudgeConfigError(path, "(file)", "no such judge config file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise JudgeConfigError(path, "(file)", "no such judge config file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise JudgeConfigError(path, "(file)", f"cannot read: {e}") from None
+        text = read_text(path)
+    except DataError as e:
+        raise JudgeConfigError(path, "(file)", str(e).removeprefix(f"{path}: ")) from None
     return judge_config(_parse(path, text), path)
 
 

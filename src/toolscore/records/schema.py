@@ -70,6 +70,7 @@ class RunConfig:
         for key in ("benchmark", "model"):
             if not isinstance(doc.get(key), str) or not doc[key]:
                 raise RecordError(f"{source}: field {key!r}: missing or not a string")
+        _check_types(doc, source, _RUN_TYPES)
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in doc.items() if k in known})
 
@@ -141,9 +142,40 @@ class SampleRecord:
         except (TypeError, ValueError):
             raise RecordError(f"{source}: field 'epoch': {doc.get('epoch')!r} is not an "
                               "integer") from None
+        if isinstance(doc["id"], (dict, list)) or doc["id"] is None:
+            raise RecordError(f"{source}: field 'id': expected a string, got "
+                              f"{type(doc['id']).__name__}")
+        _check_types(doc, source, _SAMPLE_TYPES)
         known = {f.name for f in fields(cls)}
         return cls(**{**{k: v for k, v in doc.items() if k in known}, "id": str(doc["id"]),
                       "epoch": epoch, "status": status})
+
+
+# What every reader of a run file relies on, checked where the file is read so that a
+# hand-edited or foreign file is one line naming the field, not a traceback in a report.
+_NUMBER = (int, float)
+_SAMPLE_TYPES: dict[str, tuple[type, ...]] = {
+    "meta": (dict,), "scores": (dict, type(None)), "usage": (dict,),
+    "usage_by_role": (dict,), "time_s": _NUMBER, "error": (str, type(None)),
+    "traceback": (str, type(None))}
+_RUN_TYPES: dict[str, tuple[type, ...]] = {
+    "options": (dict,), "benchmark_config": (dict,), "model_identity": (dict,),
+    "model_args": (dict,), "data": (str, type(None)), "base_url": (str, type(None)),
+    "epochs": (int,), "limit": (int, type(None)), "max_concurrency": (int,),
+    "timeout": _NUMBER, "cache": (str, type(None)), "created": (str,), "versions": (dict,),
+    "command": (list,)}
+
+
+def _check_types(doc: dict[str, Any], source: str, types: dict[str, tuple[type, ...]]) -> None:
+    for key, allowed in types.items():
+        if key in doc and (not isinstance(doc[key], allowed) or isinstance(doc[key], bool)
+                           and bool not in allowed):
+            names = " or ".join("null" if t is type(None) else
+                                {"dict": "an object", "list": "a list", "str": "a string",
+                                 "int": "an integer", "float": "a number"}[t.__name__]
+                                for t in allowed if not (t is float and int in allowed))
+            raise RecordError(f"{source}: field {key!r}: expected {names}, got "
+                              f"{type(doc[key]).__name__}")
 
 
 def json_schema() -> dict[str, Any]:

@@ -37,6 +37,21 @@ class RunStoreError(ValueError):
     """A run directory that cannot be read (one line naming the file)."""
 
 
+def _json_file(f: Path) -> Any:
+    """run.json or scores.json (a BOM is the same text; bytes that are not UTF-8 are named)."""
+    if f.is_dir():
+        raise RunStoreError(f"{f}: is a folder, expected a file")
+    raw = f.read_bytes()
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise RunStoreError(f"{f}: line {line}: not UTF-8 text (byte 0x{raw[e.start]:02x})"
+                            ) from None
+    except json.JSONDecodeError as e:
+        raise RunStoreError(f"{f}: invalid JSON at line {e.lineno} ({e.msg})") from None
+
+
 class RunLocked(RunStoreError):
     """Another process is writing this run directory (a run or a resume)."""
 
@@ -186,12 +201,9 @@ class RunStore:
     def config(self) -> RunConfig:
         """``run.json``, typed; a 0.1.0 file is read into the current shape."""
         f = self.path / RUN_FILE
-        if not f.is_file():
+        if not f.exists():
             raise RunStoreError(f"{self.path}: not a run directory (no {RUN_FILE})")
-        try:
-            doc = json.loads(f.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise RunStoreError(f"{f}: invalid JSON ({e})") from None
+        doc = _json_file(f)
         try:
             return RunConfig.from_dict(doc, str(f))
         except RecordError as e:
@@ -206,6 +218,8 @@ class RunStore:
         """Cut a partial last line left by a killed writer; returns the bytes removed."""
         if not self.samples_path.is_file():
             return 0
+        for _ in self.records(without_output):  # a file that is not a run's lines is refused,
+            pass                                 # never cut
         with self.append_lock(), open(self.samples_path, "r+b", buffering=0) as fh:
             return _cut_partial_tail(fh)
 
@@ -216,19 +230,30 @@ class RunStore:
         aggregating 10,000 records then holds their scores, not their transcripts.
         """
         f = self.samples_path
+        if f.is_dir():
+            raise RunStoreError(f"{f}: is a folder, expected a file")
         if not f.is_file():
             return
-        with open(f, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.endswith("\n"):
+        with open(f, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.endswith(b"\n"):
                     return  # partial line of a killed writer
+                try:
+                    line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                except UnicodeDecodeError as e:
+                    raise RunStoreError(f"{f}: line {lineno}: not UTF-8 text (byte "
+                                        f"0x{raw[e.start]:02x})") from None
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line)
+                    doc = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise RunStoreError(f"{f}: line {lineno}: invalid JSON ({e})") from None
-                yield project_record(record, project) if project is not None else record
+                try:  # the fields every reader relies on (the output is the benchmark's)
+                    SampleRecord.from_dict(doc, f"{f}: line {lineno}")
+                except RecordError as e:
+                    raise RunStoreError(str(e)) from None
+                yield project_record(doc, project) if project is not None else doc
 
     def latest(self, project: Projection | None = None) -> dict[tuple[str, int], dict[str, Any]]:
         """The last record written for each (sample id, epoch), in first-written order."""
@@ -275,8 +300,27 @@ class RunStore:
             fh.write(data)
             fh.flush()
 
+    def partial_tail(self) -> int | None:
+        """The line number of a partial last line (a writer killed mid-line), else None."""
+        f = self.samples_path
+        if not f.is_file():
+            return None
+        data = f.read_bytes()
+        if not data or data.endswith(b"\n"):
+            return None
+        return data.count(b"\n") + 1
+
     def rewrite(self, records: Iterable[dict[str, Any]]) -> None:
-        """Replace samples.jsonl atomically (used by rescoring); ``records`` may be a stream."""
+        """Replace samples.jsonl atomically (used by rescoring); ``records`` may be a stream.
+
+        Refused while the file ends in a partial line: rewriting would drop that sample
+        silently and the new scores.json would count a subset; resuming the run finishes it.
+        """
+        torn = self.partial_tail()
+        if torn is not None:
+            raise RunStoreError(f"{self.samples_path}: line {torn}: partial record (the run "
+                                "was stopped while writing it); resume the run to finish it, "
+                                "then score; the run's files are left as they are")
         tmp = self.path / (SAMPLES_FILE + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
             for r in records:
@@ -289,9 +333,10 @@ class RunStore:
 
     def read_scores(self) -> dict[str, Any] | None:
         f = self.path / SCORES_FILE
-        if not f.is_file():
+        if not f.exists():
             return None
-        try:
-            return json.loads(f.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise RunStoreError(f"{f}: invalid JSON ({e})") from None
+        doc = _json_file(f)
+        if not isinstance(doc, dict):
+            raise RunStoreError(f"{f}: expected a JSON object of metrics, got "
+                                f"{type(doc).__name__}")
+        return doc

@@ -13,13 +13,12 @@ Everything benchmark-specific comes from the benchmark (:mod:`toolscore.report.v
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import Breakdown
-from toolscore.records import SCORES_FILE, RunStore
+from toolscore.records import RunStore
 from toolscore.report.intervals import headline, resampled_unit
 from toolscore.report.usage import cost, role_models, usage_by_role
 from toolscore.report.view import RunView, run_view
@@ -92,8 +91,7 @@ def run_overview(path: str | Path, *, seed: int = 0,
     view = run_view(config)
     records = sorted(store.latest(view.cls.summary_output).values(),
                      key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
-    scores_file = store.path / SCORES_FILE
-    metrics = json.loads(scores_file.read_text()) if scores_file.is_file() else None
+    metrics = store.read_scores()
     return overview_of(store.path, config, records, metrics, view, seed=seed,
                        prices=prices, n_resamples=n_resamples)
 

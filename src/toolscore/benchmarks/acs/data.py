@@ -8,10 +8,11 @@ it: a bad row raises ``DataError`` with one line naming the file, the row and th
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolscore.data import DataError
+from toolscore.data import DataError, read_text
 
 DOMAINS = ("meal-planning", "workout-routine_cardio", "workout-routine_strength", "schedule")
 COLUMNS = ("row_id", "user_request", "agent_response", "constraint", "is_constraint_satisfied",
@@ -57,9 +58,7 @@ def load_rows(path: str | Path | None = None) -> list[AcsRow]:
     p = Path(path) if path is not None else default_dir()
     if p.is_dir():
         p = p / DEV_FILE
-    if not p.is_file():
-        raise DataError(f"{p}: file not found")
-    with p.open(newline="", encoding="utf-8") as fh:
+    with io.StringIO(read_text(p), newline="") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
@@ -67,7 +66,12 @@ def load_rows(path: str | Path | None = None) -> list[AcsRow]:
         rows: list[AcsRow] = []
         seen: set[str] = set()
         for n, rec in enumerate(reader, start=2):
+            if None in rec or None in rec.values():  # DictReader's marks of a ragged row
+                raise DataError(f"{p}: line {n}: the row's cells do not match the header's "
+                                f"{len(reader.fieldnames or [])} columns")
             rows.append(_row(p, n, rec, seen))
+    if not rows:
+        raise DataError(f"{p}: no rows (a header alone)")
     return rows
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolscore.data import read_text
+
 SUBSETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category",
            "G3_instruction")
 GIVE_UP = "give_up_and_restart"
@@ -173,7 +175,7 @@ def _sample(path: Path, qid: str, rec: Any, subset: str) -> Sample:
 
     query = need(rec, "query", str, "query")
     tools = need(rec, "available_tools", list, "available_tools")
-    raw = rec.get("answer") if isinstance(rec, dict) else None
+    raw = rec.get("answer")
     if raw is None:
         return Sample(qid, query, tools, None, subset)
     final = raw.get("final_answer") or "" if isinstance(raw, dict) else ""
@@ -184,17 +186,21 @@ def _sample(path: Path, qid: str, rec: Any, subset: str) -> Sample:
         steps = path_from_nodes(nodes)
     except (ValueError, AttributeError, TypeError) as e:
         raise ToolEvalDataError(path, qid, "answer.answer_details", str(e)) from None
-    answer = Answer(str(raw.get("method", "")), final, steps,
-                    int(raw.get("total_steps") or len(steps)), raw)
+    total = raw.get("total_steps") or len(steps)
+    if isinstance(total, bool) or not isinstance(total, int):
+        raise ToolEvalDataError(path, qid, "answer.total_steps", f"expected an integer, got "
+                                f"{total!r}")
+    answer = Answer(str(raw.get("method", "")), final, steps, total, raw)
     return Sample(qid, query, tools, answer, subset)
 
 
 def _read_json(path: Path) -> Any:
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    text = read_text(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise
-    except (ValueError, UnicodeDecodeError) as e:
+        return json.loads(text)
+    except ValueError as e:
         raise ToolEvalDataError(path, None, "(file)", f"not JSON: {e}") from None
 
 
@@ -301,6 +307,8 @@ def load_raw_answer(path: str | Path) -> Sample:
     if not isinstance(query, str):
         raise ToolEvalDataError(path, qid, "answer_generation.query", "missing")
     final = gen.get("final_answer") or ""
+    if not isinstance(final, str):
+        raise ToolEvalDataError(path, qid, "answer_generation.final_answer", "expected a string")
     conversations = gen.get("train_messages") or []
     try:
         if gen.get("valid_data") and conversations:

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from toolscore.data import DataError
+from toolscore.data import DataError, read_text
 from toolscore.env.environment import Environment, Session
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord
@@ -88,6 +88,10 @@ def load_databases(root: Path) -> dict[str, Any]:
         data = _read_json(path, _label(root, path))
         if not isinstance(data, dict):
             raise DataError(f"{_label(root, path)}: expected a JSON object")
+        for key, table in data.items():  # every database is keyed by user, then by record
+            if not isinstance(table, dict):
+                raise DataError(f"{_label(root, path)}: {key!r}: expected an object, got "
+                                f"{type(table).__name__}")
         databases[path.stem] = data
     return databases
 
@@ -136,13 +140,11 @@ def _label(root: Path, path: Path) -> str:
 
 
 def _read_json(path: Path, label: str) -> Any:
+    text = read_text(path, label)
     try:
-        with path.open(encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise DataError(f"{label}: invalid JSON at line {e.lineno}: {e.msg}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"{label}: cannot read: {e}") from None
 
 
 def _need(record: dict[str, Any], key: str, types: type | tuple[type, ...], label: str,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from toolscore.benchmarks.tooltalk.scoring import CallRef, ConversationScore, TurnCalls
+from toolscore.data import read_text
 from toolscore.env.tool import CallRecord
 
 # Our metric name -> the reference's name for it, where they differ.
@@ -78,11 +79,13 @@ def _call(path: Path, where: str, item: Any) -> CallRecord:
 
 def _turn_calls(path: Path, index: int, turn: dict[str, Any]) -> TurnCalls:
     where = f"conversation[{index}]"
-    apis = turn.get("apis") or []
+    apis = turn.get("apis")
+    apis = [] if apis is None else apis  # an empty {} or "" is a wrong type, not "no calls"
     if not isinstance(apis, list):
         raise _fail(path, f"{where}.apis", "not a list")
     truths = [_call(path, f"{where}.apis[{i}]", a) for i, a in enumerate(apis)]
-    items = turn.get("predictions") or []
+    items = turn.get("predictions")
+    items = [] if items is None else items
     if not isinstance(items, list):
         raise _fail(path, f"{where}.predictions", "not a list")
     predictions: list[CallRecord] = []
@@ -104,10 +107,12 @@ def _turn_calls(path: Path, index: int, turn: dict[str, Any]) -> TurnCalls:
 def read_prediction_file(path: str | Path) -> PredictionFile:
     """Parse one conversation file; a bad shape raises PredictionFormatError naming the field."""
     path = Path(path)
+    text = read_text(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise PredictionFormatError(f"{path}: unreadable JSON: {e}") from None
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PredictionFormatError(f"{path}: unreadable JSON at line {e.lineno}: {e.msg}"
+                                    ) from None
     if not isinstance(data, dict):
         raise _fail(path, "top level", "expected an object")
     conversation = data.get("conversation")
@@ -119,6 +124,8 @@ def read_prediction_file(path: str | Path) -> PredictionFile:
             raise _fail(path, f"conversation[{i}]", "expected an object")
         if turn.get("role") == "assistant":
             turns.append(_turn_calls(path, i, turn))
+    if not isinstance(data.get("name", ""), str):
+        raise _fail(path, "name", f"expected a string, got {type(data['name']).__name__}")
     reference = data.get("metrics")
     if reference is not None and not isinstance(reference, dict):
         raise _fail(path, "metrics", "not an object")

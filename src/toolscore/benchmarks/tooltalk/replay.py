@@ -24,6 +24,7 @@ from toolscore.benchmarks.tooltalk.data import (
 )
 from toolscore.benchmarks.tooltalk.predictions import PredictionFormatError, read_prediction_file
 from toolscore.benchmarks.tooltalk.protocol import start_turn
+from toolscore.data import read_text
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord
 
@@ -116,8 +117,8 @@ def replay_directory(directory: str | Path, data_dir: str | Path,
     for path in prediction_files(directory):
         label = str(path.relative_to(directory))
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raw = json.loads(read_text(path))
+        except json.JSONDecodeError as e:
             raise PredictionFormatError(f"{path}: unreadable JSON: {e}") from None
         if not isinstance(raw, dict) or not isinstance(raw.get("conversation"), list):
             total.skipped.append(label)
