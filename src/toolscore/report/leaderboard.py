@@ -34,7 +34,9 @@ PLAN_SUFFIXES = (".yaml", ".yml", ".json")
 TEST_NOTE = ("paired test of the headline metric on the (sample, epoch) records both runs "
              "finished, as `toolscore compare` does: exact McNemar for a mean of pass/fail "
              "scores, Wilcoxon signed-rank for a mean of numbers, a paired permutation test for "
-             "a ratio of sums; each model against the best of its board")
+             "a ratio of sums; each model against the best of its board. With several "
+             "epochs McNemar and Wilcoxon count each (sample, epoch) as a pair, so their "
+             "p-values are somewhat optimistic")
 
 
 class LeaderboardError(ValueError):
