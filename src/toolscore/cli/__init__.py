@@ -13,6 +13,7 @@ from toolscore.cli import (
     cache,
     judge,
     judges,
+    leaderboard,
     listing,
     mcp,
     report,
@@ -38,6 +39,7 @@ for _command in (run.run_group, run.score_command, *report.COMMANDS, *autode.COM
     app.add_command(_command)
 app.add_command(sweep.sweep_group)
 app.add_command(cache.cache_group)
+app.add_command(leaderboard.leaderboard_command)
 
 
 def main() -> None:
