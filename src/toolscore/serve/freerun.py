@@ -65,6 +65,12 @@ def agent_of(model: Any) -> Any:
 
 async def play(benchmark: Any, sample: Any, model: Any, epoch: int) -> dict[str, Any]:
     """The free-running output of one conversation (ToolTalk's stored shape)."""
+    from toolscore.serve.mcp_tools import MissingSDK, require_sdk
+
+    try:
+        require_sdk()
+    except MissingSDK as e:
+        raise InfraError(str(e), retryable=False) from None
     agent = agent_of(model)
     world = ServedWorld(benchmark.name, benchmark, data=getattr(benchmark, "data_dir", None))
     episodes = Episodes(world)
