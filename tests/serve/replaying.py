@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-
 EASY = ["AddAlarm-easy", "CreateEvent-easy", "ChangePassword-easy", "SendEmail-easy",
         "DeleteAlarm-easy", "QueryCalendar-easy"]
 # a few hard conversations, chosen for variety: login flows, ids drawn by tools, deletions

@@ -258,7 +258,8 @@ def test_the_demo_runs_free_running_through_the_cli(tmp_path: Path) -> None:
     responder = GroundTruthResponder(demo.samples(), demo.tools)
     with FakeOpenAIServer(responder) as server, reference_agent(server.base_url) as agent:
         done = CliRunner().invoke(main, ["run", "demo", "--model", agent, "--protocol",
-                                         "free-running", "--out", str(tmp_path / "run"),
+                                         "free-running", "--embedder", "hashing",
+                                         "--out", str(tmp_path / "run"),
                                          "--no-cache", "--json"])
     assert done.exit_code == 0, done.output
     doc = json.loads(done.output)

@@ -74,8 +74,9 @@ def test_the_direct_in_process_mode_reads_the_same(world: Any) -> None:
 
 
 def test_listed_tools_are_the_protocols_offered_tools(world: Any) -> None:
-    from toolscore.serve.world import ServedWorld
     from support.data import dataset
+
+    from toolscore.serve.world import ServedWorld
 
     exact = ServedWorld.create("tooltalk", data=dataset("tooltalk"), embedder="hashing",
                                tools="exact")

@@ -132,8 +132,8 @@ class AgentConnection:
         try:
             return json.loads(raw)
         except ValueError:
-            raise InfraError(f"{where}: the reply is not JSON: {_short(raw.decode('utf-8', 'replace'))}",
-                             retryable=False) from None
+            text = _short(raw.decode("utf-8", "replace"))
+            raise InfraError(f"{where}: the reply is not JSON: {text}", retryable=False) from None
 
 
 def _short(value: Any, limit: int = 200) -> str:

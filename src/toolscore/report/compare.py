@@ -46,7 +46,8 @@ _KEY_GROUPS = (
     ("embedder", ("embedder",)),
     ("judge", ("judge",)),
 )
-MODE_KEYS = ("mode", "strict", "protocol")  # benchmark_config keys that name the scoring or protocol mode
+# benchmark_config keys that name the scoring or protocol mode
+MODE_KEYS = ("mode", "strict", "protocol")
 NOT_COMPARABLE = ("protocol differs: {a} vs {b}: a free-running agent keeps its own history "
                   "(no ground-truth re-injection per turn), so these figures are not "
                   "comparable")

@@ -24,6 +24,7 @@ benchmark layer cannot import this package; see ``register``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
@@ -107,10 +108,9 @@ async def _conversation(episode: Episode, mcp_url: str, connection: Any) -> dict
             # a turn with no user text before it (not in ToolTalk's data) is not prompted
             replies[index] = await connection.send(session, message) if message else None
     finally:
-        try:
+        # the conversation is complete; a session the agent fails to drop is its business
+        with contextlib.suppress(InfraError):
             await connection.end(session)
-        except InfraError:
-            pass  # the conversation is complete; a session the agent keeps is its business
     episode.ended = True
     return _with_replies(episode.output(), replies, asked)
 
