@@ -133,21 +133,16 @@ def model_args(generic: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
-def check_protocol(model: str | None, options: dict[str, Any]) -> None:
+def check_protocol(model: str | None, options: dict[str, Any], resume: Any = None) -> None:
     """An agent (``agent-http:URL``) runs only under ``--protocol free-running`` and that
     protocol runs only agents: said in one line before anything starts, and the label is
     always explicit on the command line. Until toolscore's own entry points for both are
-    installed they are registered here."""
-    from toolscore.entrypoints import PROTOCOLS, PROVIDERS
+    installed they are registered here, for the runs that use them."""
+    if resume is not None:
+        from toolscore.records import RunStore
 
-    if "agent-http" not in PROVIDERS.names():
-        from toolscore.models.agent_http import PROVIDER
-
-        PROVIDERS.register("agent-http", PROVIDER)
-    if "free-running" not in PROTOCOLS.names():
-        from toolscore.serve.freerun import register
-
-        register()
+        model = RunStore(resume).config().model
+        options = {"protocol": "free-running"} if model.startswith("agent-http:") else {}
     agent = bool(model) and str(model).startswith("agent-http:")
     protocol = options.get("protocol")
     if agent and protocol != "free-running":
@@ -157,6 +152,17 @@ def check_protocol(model: str | None, options: dict[str, Any]) -> None:
     if protocol == "free-running" and not agent:
         raise ValueError(f"--protocol free-running evaluates an agent: --model "
                          f"agent-http:URL (not {model or 'the default model'})")
+    if agent:
+        from toolscore.entrypoints import PROTOCOLS, PROVIDERS
+
+        if "agent-http" not in PROVIDERS.names():
+            from toolscore.models.agent_http import PROVIDER
+
+            PROVIDERS.register("agent-http", PROVIDER)
+        if "free-running" not in PROTOCOLS.names():
+            from toolscore.serve.freerun import register
+
+            register()
 
 
 def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
@@ -165,7 +171,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
     with UserErrors():
-        check_protocol(generic.get("model"), options)
+        check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:
             raise ValueError("model arguments come from the run's run.json on --resume; "
