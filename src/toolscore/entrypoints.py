@@ -158,3 +158,6 @@ BENCHMARKS = Registry(GROUPS["benchmarks"], "benchmark")
 PROVIDERS = Registry(GROUPS["providers"], "model provider")
 JUDGES = Registry(GROUPS["judges"], "judge")
 PLUGINS = Registry(GROUPS["plugins"], "plugin set")
+# How a benchmark's sample is played when the protocol lives above the benchmark layer (the
+# free-running protocol serves tools over MCP); not in GROUPS: nothing lists them.
+PROTOCOLS = Registry("toolscore.protocols", "protocol")

@@ -158,6 +158,11 @@ def test_episode_lifecycle_and_record(world: Any, tmp_path: Path) -> None:
     config = RunStore(out).config()
     assert config.benchmark == "tooltalk" and config.model == "mcp-client"
     assert config.benchmark_config["protocol"] == "free-running"
+    from toolscore.report.view import run_view
+
+    assert run_view(config.to_dict()).mode() == "free-running"  # the report header's label
+    assert record["output"]["final_state"]["match"] is True
+    assert record["scores"]["final_state_success"] is True
     assert RunStore(out).read_scores()["easy"]["success_rate"] == 1.0
 
 

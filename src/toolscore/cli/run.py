@@ -139,12 +139,45 @@ def model_args(generic: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
+def check_protocol(model: str | None, options: dict[str, Any], resume: Any = None) -> None:
+    """An agent (``agent-http:URL``) runs only under ``--protocol free-running`` and that
+    protocol runs only agents: said in one line before anything starts, and the label is
+    always explicit on the command line. Until toolscore's own entry points for both are
+    installed they are registered here, for the runs that use them."""
+    if resume is not None:
+        from toolscore.records import RunStore
+
+        model = RunStore(resume).config().model
+        options = {"protocol": "free-running"} if model.startswith("agent-http:") else {}
+    agent = bool(model) and str(model).startswith("agent-http:")
+    protocol = options.get("protocol")
+    if agent and protocol != "free-running":
+        raise ValueError(f"--model {model}: an agent runs its own loop; add --protocol "
+                         "free-running (its figures are labelled and not comparable with the "
+                         "reference protocol's)")
+    if protocol == "free-running" and not agent:
+        raise ValueError(f"--protocol free-running evaluates an agent: --model "
+                         f"agent-http:URL (not {model or 'the default model'})")
+    if agent:
+        from toolscore.entrypoints import PROTOCOLS, PROVIDERS
+
+        if "agent-http" not in PROVIDERS.names():
+            from toolscore.models.agent_http import PROVIDER
+
+            PROVIDERS.register("agent-http", PROVIDER)
+        if "free-running" not in PROTOCOLS.names():
+            from toolscore.serve.freerun import register
+
+            register()
+
+
 def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
     from toolscore.runs.api import evaluate, resume
 
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
     with UserErrors():
+        check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:
             raise ValueError("model arguments come from the run's run.json on --resume; "

@@ -46,7 +46,11 @@ _KEY_GROUPS = (
     ("embedder", ("embedder",)),
     ("judge", ("judge",)),
 )
-MODE_KEYS = ("mode", "strict")  # benchmark_config keys that name the scoring or protocol mode
+# benchmark_config keys that name the scoring or protocol mode
+MODE_KEYS = ("mode", "strict", "protocol")
+NOT_COMPARABLE = ("protocol differs: {a} vs {b}: a free-running agent keeps its own history "
+                  "(no ground-truth re-injection per turn), so these figures are not "
+                  "comparable")
 Key = tuple[str, int]
 
 
@@ -243,6 +247,10 @@ def _warnings(config_a: dict[str, Any], config_b: dict[str, Any], view_a: RunVie
               recs_b: dict[Key, dict[str, Any]], ok_a: set[Key], ok_b: set[Key],
               shared: list[Key], several_epochs: bool) -> list[str]:
     warnings = config_warnings(config_a, config_b)
+    protocol_a, protocol_b = view_a.protocol(), view_b.protocol()
+    if protocol_a != protocol_b:
+        warnings.insert(0, NOT_COMPARABLE.format(a=protocol_a or "reference",
+                                                 b=protocol_b or "reference"))
     mode_a, mode_b = view_a.mode(), view_b.mode()
     if mode_a != mode_b and not any(w.startswith("mode differs") for w in warnings):
         warnings.append(f"mode differs: {mode_a!r} vs {mode_b!r}")

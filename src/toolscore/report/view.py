@@ -77,7 +77,23 @@ class RunView:
     # -- labels ------------------------------------------------------------------------------
     def mode(self) -> str | None:
         """The scoring mode as the benchmark names it (``mode_label``); from run.json when the
-        benchmark could not be rebuilt, None when nothing says."""
+        benchmark could not be rebuilt, None when nothing says. A run whose run.json names a
+        protocol other than the reference one (``free-running``: an agent running its own
+        loop) always carries that name, whatever the benchmark's label says, since its
+        figures are not comparable with the reference protocol's."""
+        label = self._label()
+        protocol = self.protocol()
+        if protocol and protocol not in (label or ""):
+            return f"{protocol}, {label}" if label else protocol
+        return label
+
+    def protocol(self) -> str | None:
+        """The protocol run.json names (None: the benchmark's reference protocol)."""
+        stored = self.config.get("benchmark_config") or {}
+        value = stored.get("protocol") or (self.config.get("options") or {}).get("protocol")
+        return None if value in (None, "reference") else str(value)
+
+    def _label(self) -> str | None:
         if self.rebuilt:
             try:
                 return self.bench.mode_label()

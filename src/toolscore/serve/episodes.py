@@ -109,7 +109,7 @@ class Episode:
             by_turn[home].append(stored_call(CallRecord(c.tool, c.arguments, c.response,
                                                         c.exception),
                                              json.dumps(c.arguments, default=str)))
-        return {
+        output = {
             "protocol": PROTOCOL, "served_over": "mcp", "episode": self.id,
             "system_prompt": self.world.system_prompt,
             "tools_offered": list(self.world.specs),
@@ -120,6 +120,24 @@ class Episode:
             "calls": [c.to_dict() for c in self.calls],
             "state_hash": final,
         }
+        if self.world.truth is not None and ground is not None:
+            self._check_final_state(output)
+        return output
+
+    def _check_final_state(self, output: dict[str, Any]) -> None:
+        """The final-state check (:mod:`toolscore.benchmarks.tooltalk.final_state`): the world
+        at the end against reset + every ground-truth call; per turn, the hash the ground
+        truth reaches by then, as a diagnostic."""
+        from toolscore.benchmarks.tooltalk import final_state
+
+        assert self.world.truth is not None and self.world.sample is not None
+        truth = self.world.truth()
+        turns = self.world.sample.data.turns
+        for stored in output["turns"]:
+            final_state.replay(truth, turns[stored["turn"]].apis)
+            stored["expected_state_hash"] = truth.state_hash()
+        check = final_state.compare(self.world.env, truth)
+        output["final_state"] = {"rule": final_state.END_OF_CONVERSATION, **check}
 
 
 class Episodes:
@@ -199,10 +217,12 @@ class Episodes:
 
         options = self.world.options
         if self.world.benchmark is not None:
-            from toolscore.benchmarks.base import parse_options
+            from toolscore.benchmarks.base import option_fields, parse_options
 
-            options = options_to_json(parse_options(type(self.world.benchmark).Options,
-                                                    options, self.world.name))
+            cls = type(self.world.benchmark)
+            if "protocol" in {f.name for f in option_fields(cls.Options)}:
+                options = {**options, "protocol": PROTOCOL}  # reports then label it
+            options = options_to_json(parse_options(cls.Options, options, self.world.name))
         return RunConfig(benchmark=self.world.name, model=self.agent, options=options,
                          benchmark_config=self.world.config(),
                          data=str(self.world.data) if self.world.data else None,

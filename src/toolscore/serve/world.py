@@ -13,7 +13,7 @@ episode has no ground truth; its call log and final state are still recorded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,9 @@ class EpisodeWorld:
     sample: Sample | None = None
     system_prompt: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    # a fresh copy of the conversation's initial world, for the final-state check (None: no
+    # ground truth, or a world whose state is not ours to replay)
+    truth: Callable[[], Environment] | None = None
 
 
 class ServedWorld:
@@ -112,9 +115,11 @@ class ServedWorld:
         tools = bench.offered_tools(conv)
         from toolscore.benchmarks.tooltalk.protocol import system_prompt
 
+        truth = (None if getattr(bench, "remote", None) is not None
+                 else lambda: bench.environment(conv))
         return EpisodeWorld(bench.environment(conv), tools,
                             {t.name: bench.shown_spec(t) for t in tools}, sample,
-                            system_prompt(conv.metadata), dict(sample.meta))
+                            system_prompt(conv.metadata), dict(sample.meta), truth)
 
     def _bare_databases(self) -> dict[str, Any]:
         bench: Any = self.benchmark

@@ -65,5 +65,6 @@ class DemoBenchmark(ToolTalkBenchmark):
         return cls(data_dir or DATA_DIR, split=options.split,
                    tools_mode=options.tools, strict=options.strict, embedder=options.embedder,
                    max_calls_per_turn=options.max_calls_per_turn,
-                   max_tokens=options.max_tokens, seed=options.seed, plugins=plugins)
+                   max_tokens=options.max_tokens, seed=options.seed, plugins=plugins,
+                   protocol=options.protocol)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample, option
-from toolscore.benchmarks.tooltalk import protocol
+from toolscore.benchmarks.tooltalk import final_state, protocol
 from toolscore.benchmarks.tooltalk.data import load_conversations, load_databases, make_environment
 from toolscore.benchmarks.tooltalk.report_view import ToolTalkReport
 from toolscore.benchmarks.tooltalk.scoring import (
@@ -29,6 +29,11 @@ from toolscore.types import GenerateConfig, ToolSpec
 
 ToolsMode = Literal["all", "exact", "suite"]
 Split = Literal["easy", "hard", "all"]
+Protocol = Literal["reference", "free-running"]
+FREE_RUNNING = "free-running"
+NOT_COMPARABLE = ("free-running protocol: the agent keeps its own history (no ground-truth "
+                  "re-injection per turn); figures are not comparable with the reference "
+                  "protocol's")
 
 
 @dataclass
@@ -49,11 +54,16 @@ class ToolTalkOptions:
                                     "conversations from --data, in ToolTalk's format.")
     max_tokens: int | None = option(512, "Token limit of each model reply.")
     seed: int = option(0, "Sampling seed sent to the model.")
+    protocol: Protocol = option(
+        "reference", "reference: toolscore drives the model turn by turn from the ground truth "
+        "(the paper's protocol) | free-running: an agent (--model agent-http:URL) runs its "
+        "own loop over the tools served over MCP; labelled, not comparable.")
 
 
 COLUMNS = [
     Column("conversations", "convs", "count"),
     Column("success_rate", "success"),
+    Column("final_state_success_rate", "final state"),
     Column("precision", "precision"),
     Column("recall", "recall"),
     Column("action_precision", "action prec."),
@@ -103,7 +113,8 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         return cls(data_dir, split=options.split, tools_mode=options.tools,
                    strict=options.strict, embedder=options.embedder,
                    max_calls_per_turn=options.max_calls_per_turn,
-                   max_tokens=options.max_tokens, seed=options.seed, **kwargs)
+                   max_tokens=options.max_tokens, seed=options.seed,
+                   protocol=options.protocol, **kwargs)
 
     def __init__(
         self,
@@ -119,6 +130,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         seed: int = 0,
         max_calls_per_turn: int | None = None,
         remote: Any = None,
+        protocol: Protocol = "reference",
     ) -> None:
         if plugins is None:
             from toolscore.benchmarks.tooltalk.plugins import PLUGINS
@@ -136,6 +148,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         self.seed = seed
         self.max_calls_per_turn = max_calls_per_turn
         self.remote = remote  # toolscore.env.mcp_remote.RemoteTools: tools of an MCP server
+        self.protocol = protocol
         self._samples: list[Sample] | None = None
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
@@ -149,7 +162,9 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
                 "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
                 "seed": self.seed, "env_seed": 489,
                 "max_calls_per_turn": self.max_calls,
-                **({"mcp_server": self.remote.describe()} if self.remote else {})}
+                **({"mcp_server": self.remote.describe()} if self.remote else {}),
+                # only when not the default, so a reference run's run.json is unchanged
+                **({"protocol": self.protocol} if self.protocol != "reference" else {})}
 
     @property
     def max_calls(self) -> int:
@@ -163,6 +178,8 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         one line and exit 2, not an error (or a wrong score) in every sample."""
         self.samples()
         self.databases  # noqa: B018 - loads and validates every database
+        if self.protocol == FREE_RUNNING:
+            free_running_protocol()  # not installed: one line now, not an error per sample
 
     def samples(self) -> list[Sample]:
         if self._samples is None:
@@ -214,20 +231,39 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
 
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
+        if self.protocol == FREE_RUNNING:
+            return await free_running_protocol()(self, sample, model, epoch)
         conv = sample.data
         env = self.environment(conv)
         specs = [self.shown_spec(t) for t in self.offered_tools(conv)]
         prompt = protocol.system_prompt(conv.metadata)
         config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,
                                 epoch=epoch)
-        turns = [await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt, config,
-                                              self.max_calls)
-                 for i in protocol.assistant_turns(conv.turns)]
-        return {"system_prompt": prompt, "tools_offered": [s.name for s in specs],
-                "turns": turns}
+        # the ground truth's world for the final-state check (none for an external server's
+        # tools: their state is not ours to replay)
+        truth = self.environment(conv) if self.remote is None else None
+        turns = []
+        for i in protocol.assistant_turns(conv.turns):
+            turn = await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt,
+                                                config, self.max_calls)
+            if truth is not None:
+                final_state.replay(truth, conv.turns[i].apis)  # earlier turns already in
+                check = final_state.compare(env, truth)
+                turn["expected_state_hash"] = check["expected_hash"]
+                if "diff" in check:
+                    turn["state_diff"] = check["diff"]
+            turns.append(turn)
+        output = {"system_prompt": prompt, "tools_offered": [s.name for s in specs],
+                  "turns": turns}
+        if truth is not None:
+            output["final_state"] = {"rule": final_state.EACH_TURN}
+        return output
 
     def mode_label(self) -> str:
-        return "strict" if self.strict else "reference"
+        scoring = "strict" if self.strict else "reference"
+        if self.protocol == FREE_RUNNING:
+            return FREE_RUNNING if not self.strict else f"{FREE_RUNNING}, strict scoring"
+        return scoring
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
         """A folder of prediction files written by ToolTalk's own runner."""
@@ -255,7 +291,11 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         turns = [TurnCalls(t["turn"], [CallRecord.from_dict(c) for c in t["ground_truth"]],
                            [CallRecord.from_dict(c) for c in t["predictions"]], t.get("text"))
                  for t in output["turns"]]
-        return score_turns(turns, self.tools, MatchContext(self.similarity, self.strict))
+        scores = score_turns(turns, self.tools, MatchContext(self.similarity, self.strict))
+        state = final_state.stored_success(output)
+        if state is not None:
+            scores["final_state_success"] = state
+        return scores
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         ok = [r for r in records if r.get("status") == "ok"]
@@ -264,10 +304,20 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
             by_split[r.get("meta", {}).get("split", "all")].append(stored_score(r["scores"]))
         result: dict[str, Any] = {split: aggregate(scores)
                                   for split, scores in sorted(by_split.items())}
+        for split, group in result.items():
+            checked = [r["scores"]["final_state_success"] for r in ok
+                       if r.get("meta", {}).get("split", "all") == split
+                       and "final_state_success" in (r.get("scores") or {})]
+            if checked:
+                group["final_state_conversations"] = len(checked)
+                group["final_state_successes"] = sum(map(bool, checked))
+                group["final_state_success_rate"] = sum(map(bool, checked)) / len(checked)
         result["errors"] = len(records) - len(ok)
         result["strict"] = self.strict
         result["error_rule"] = error_rule(self.strict)
         result["embedder"] = self.embedder_name
+        if self.protocol != "reference":
+            result["protocol"] = self.protocol
         return result
 
 
@@ -301,3 +351,16 @@ def stored_score(scores: dict[str, Any]) -> ConversationScore:
     return ConversationScore(**{k: int(scores[k]) for k in _COUNTS},
                              errors={int(t): e for t, e in scores.get("error_types", {}).items()},
                              error_counts={int(t): int(n) for t, n in counts.items()})
+
+
+def free_running_protocol() -> Any:
+    """The free-running driver: it serves the world over MCP, so it lives above this layer
+    (``toolscore.serve.freerun``) and is found as the ``free-running`` entry of the
+    ``toolscore.protocols`` extension group, as providers and benchmarks are."""
+    from toolscore.entrypoints import PROTOCOLS, ExtensionError
+
+    try:
+        return PROTOCOLS.load(FREE_RUNNING)
+    except ExtensionError as e:
+        raise OptionError(f"protocol {FREE_RUNNING!r} is not installed ({e}); it needs "
+                          "toolscore's serve package: pip install 'toolscore[mcp]'") from None

@@ -30,6 +30,10 @@ INTERVAL_METRICS = [
                    empty=0.0),
     IntervalMetric("soft success", "soft_success", key="soft_success"),
 ]
+FINAL_STATE = IntervalMetric("final-state success", "final_state_success",
+                             key="final_state_success_rate")
+FREE_RUNNING_NOTE = ("protocol: free-running (the agent kept its own history; no ground-truth "
+                     "re-injection per turn): not comparable with reference-protocol figures")
 _SUMMED = ("expected", "found", "called", "correct", "bad_actions")
 
 
@@ -239,7 +243,39 @@ def error_lines(metrics: dict[str, Any]) -> list[str]:
              if isinstance(m, dict) and isinstance(m.get("errors"), dict)]
     if lines and metrics.get("error_rule"):
         lines.append(f"error-type rule: {metrics['error_rule']}")
+    for split, m in metrics.items():
+        if isinstance(m, dict) and m.get("final_state_conversations"):
+            lines.append(f"final-state success ({split}): {m['final_state_successes']} of "
+                         f"{m['final_state_conversations']} conversations left the databases "
+                         "as the ground truth does")
+    if metrics.get("protocol") == "free-running":
+        lines.insert(0, FREE_RUNNING_NOTE)
     return lines
+
+
+def _state_tags(turn: dict[str, Any]) -> list[dict[str, str]]:
+    if "expected_state_hash" not in turn or turn.get("state_hash") == turn[
+            "expected_state_hash"]:
+        return []
+    return [{"text": "state differs", "tone": "bad"}]
+
+
+def _state_details(output: dict[str, Any]) -> dict[str, str]:
+    """Where the world the assistant left differs from the ground truth's, as text."""
+    diffs = [(str(t.get("turn")), t["state_diff"]) for t in output.get("turns") or []
+             if isinstance(t, dict) and isinstance(t.get("state_diff"), dict)]
+    check = output.get("final_state")
+    if isinstance(check, dict) and isinstance(check.get("diff"), dict):
+        diffs.append(("end", check["diff"]))
+    out = {}
+    for where, diff in diffs:
+        lines = [f"{e.get('database')}/{e.get('path')}: {e.get('change')}; expected "
+                 f"{e.get('expected')}, found {e.get('found')}" for e in diff.get("entries", [])]
+        if diff.get("more"):
+            lines.append(f"... and {diff['more']} more")
+        out[f"state diff ({'turn ' + where if where != 'end' else 'end of conversation'})"] = (
+            "\n".join(lines))
+    return out
 
 
 def record_view(record: dict[str, Any]) -> dict[str, Any]:
@@ -254,6 +290,7 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
         tags = [{"text": _error_tag(scores, str(n)), "tone": "bad"}] if str(n) in errors else []
         if turn.get("stop"):
             tags.append({"text": f"stop: {turn['stop']}", "tone": "tag"})
+        tags += _state_tags(turn)
         transcript = [m for m in turn.get("transcript") or [] if isinstance(m, dict)]
         asked = turn.get("user") if isinstance(turn.get("user"), list) else []
         transcript = [{"role": "user", "content": str(t)} for t in asked] + transcript
@@ -270,7 +307,11 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
         details["system prompt"] = output["system_prompt"]
     if output.get("tools_offered"):
         details["tools offered"] = ", ".join(map(str, output["tools_offered"]))
+    details.update(_state_details(output))
     summary = ("success" if scores.get("success") else "failed") if scores else ""
+    if "final_state_success" in scores:
+        summary += (" · final state " + ("matches" if scores["final_state_success"]
+                                         else "differs"))
     return {"summary": summary,
             "messages": [m for s in sections for m in s["messages"]],
             "tags": [f"turn {t}: {_error_tag(scores, t)}" for t in errors],
@@ -309,7 +350,11 @@ class ToolTalkReport:
 
     @classmethod
     def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
-        return list(INTERVAL_METRICS)
+        """The published metrics, and final-state success when every scored record has it
+        (runs recorded before the check, or over an external server's tools, do not)."""
+        scored = [r.get("scores") for r in records if isinstance(r.get("scores"), dict)]
+        checked = bool(scored) and all("final_state_success" in s for s in scored)
+        return [*INTERVAL_METRICS, *([FINAL_STATE] if checked else [])]
 
     def breakdowns(self, records: list[dict[str, Any]]) -> list[Breakdown]:
         plugin_of = {t.name: p.name for p in self.plugins for t in p.tools}

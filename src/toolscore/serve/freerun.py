@@ -1,0 +1,167 @@
+"""The free-running protocol: toolscore plays the user, the agent under test runs its own loop.
+
+Per conversation (sample): the conversation's world is served over MCP on a loopback port of
+its own (one episode), the agent (``agent-http:<url>``, :mod:`toolscore.models.agent_http`) is
+given the episode's MCP URL and the system prompt, and the user's turns of the conversation are
+sent in order, the episode's turn counter advanced before each, so every call the agent makes
+is logged against the turn it answers. The agent keeps its own history: no ground truth is
+re-injected between turns and the world is never reset, which is why the figures are labelled
+"free-running" and are not comparable with the reference protocol's. The call log is scored by
+the benchmark's own matcher (per-turn calls against that turn's ground truth) and the world the
+agent left is checked against the ground truth's (:mod:`toolscore.benchmarks.tooltalk
+.final_state`, rule "end of conversation").
+
+Infrastructure failures (the agent endpoint unreachable, 5xx, timeouts, a reply that breaks the
+contract) end the attempt: the episode is thrown away and the conversation is played again from
+a fresh world and a new agent session, up to ``ATTEMPTS`` times; then the sample is recorded as
+an error, excluded from the scores. The server runs in a thread of its own (uvicorn there does
+not take over the process's signal handlers), one per sample in flight.
+
+Registered as the ``free-running`` entry of the ``toolscore.protocols`` extension group (the
+benchmark layer cannot import this package; see ``register``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from toolscore.models.base import InfraError
+from toolscore.serve.episodes import Episode, Episodes
+from toolscore.serve.world import PROTOCOL, ServedWorld
+
+ATTEMPTS = 3
+START_TIMEOUT_S = 30.0
+
+
+def register() -> None:
+    """Make ``--protocol free-running`` available in this process (until toolscore's own
+    entry point for it is installed)."""
+    from toolscore.entrypoints import PROTOCOLS
+
+    if PROTOCOLS.extra.get(PROTOCOL) is not play:
+        PROTOCOLS.register(PROTOCOL, play)
+
+
+def agent_of(model: Any) -> Any:
+    """The agent behind the runner's per-sample model wrapper (its client's provider)."""
+    found = model
+    for attr in ("client", "model"):
+        if hasattr(found, "connect"):
+            break
+        found = getattr(found, attr, found)
+    if not hasattr(found, "connect"):
+        name = getattr(model, "name", type(model).__name__)
+        raise InfraError(f"the free-running protocol needs an agent (--model agent-http:URL); "
+                         f"{name} is a model, run it with the reference protocol",
+                         retryable=False)
+    return found
+
+
+async def play(benchmark: Any, sample: Any, model: Any, epoch: int) -> dict[str, Any]:
+    """The free-running output of one conversation (ToolTalk's stored shape)."""
+    from toolscore.serve.mcp_tools import MissingSDK, require_sdk
+
+    try:
+        require_sdk()
+    except MissingSDK as e:
+        raise InfraError(str(e), retryable=False) from None
+    agent = agent_of(model)
+    world = ServedWorld(benchmark.name, benchmark, data=getattr(benchmark, "data_dir", None))
+    episodes = Episodes(world)
+    last: InfraError | None = None
+    async with serving(episodes) as base, agent.connect() as connection:
+        for _attempt in range(ATTEMPTS):
+            episode = episodes.create(sample.id)
+            try:
+                return await _conversation(episode, f"{base}/episodes/{episode.id}/mcp",
+                                           connection)
+            except InfraError as e:
+                episode.ended = True
+                last = e
+                if not e.retryable:
+                    break
+    assert last is not None
+    raise InfraError(f"{last} (after {ATTEMPTS if last.retryable else 1} attempt(s) of the "
+                     "conversation)", retryable=False)
+
+
+async def _conversation(episode: Episode, mcp_url: str, connection: Any) -> dict[str, Any]:
+    from toolscore.benchmarks.tooltalk.protocol import assistant_turns, user_request
+
+    turns = episode.world.sample.data.turns
+    session = await connection.start(mcp_url, episode.world.system_prompt, episode.id)
+    replies: dict[int, str | None] = {}
+    asked: dict[int, list[str]] = {}
+    try:
+        for index in assistant_turns(turns):
+            if index != episode.turn:
+                episode.advance(index)
+            asked[index] = user_request(turns, index)
+            message = "\n".join(asked[index])
+            # a turn with no user text before it (not in ToolTalk's data) is not prompted
+            replies[index] = await connection.send(session, message) if message else None
+    finally:
+        # the conversation is complete; a session the agent fails to drop is its business
+        with contextlib.suppress(InfraError):
+            await connection.end(session)
+    episode.ended = True
+    return _with_replies(episode.output(), replies, asked)
+
+
+def _with_replies(output: dict[str, Any], replies: dict[int, str | None],
+                  asked: dict[int, list[str]]) -> dict[str, Any]:
+    """What the reports read per turn besides the calls: the user's words and the reply."""
+    from toolscore.env.limits import bounded_text
+
+    for turn in output["turns"]:
+        n = turn["turn"]
+        text = bounded_text(replies.get(n))
+        turn["user"] = asked.get(n, [])
+        turn["text"] = text
+        turn["stop"] = "answer" if n in replies else "not prompted"
+        turn["transcript"] = [] if text is None else [{"role": "assistant", "content": text}]
+    return output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@asynccontextmanager
+async def serving(episodes: Episodes) -> AsyncIterator[str]:
+    """The episodes' HTTP app on a free loopback port, in a thread; yields its base URL."""
+    import uvicorn
+
+    from toolscore.serve.http import create_app
+
+    for _ in range(3):  # a port taken between choosing and binding: choose again
+        port = _free_port()
+        server = uvicorn.Server(uvicorn.Config(create_app(episodes), host="127.0.0.1",
+                                               port=port, log_level="error",
+                                               log_config=None))
+        thread = threading.Thread(target=server.run, name=f"toolscore-mcp-{port}",
+                                  daemon=True)
+        thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not server.started and thread.is_alive() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        if server.started:
+            break
+        server.should_exit = True
+        await asyncio.to_thread(thread.join, 5)
+    else:
+        raise InfraError("could not start the MCP server on loopback", retryable=True)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.to_thread(thread.join, 10)
