@@ -85,14 +85,16 @@ def registered() -> Any:
 
 def test_builtins_are_found_through_their_entry_points() -> None:
     assert set(BENCHMARKS.names()) >= BUILTIN_BENCHMARKS
-    assert PROVIDERS.names() == ["anthropic", "local", "openai", "oracle", "replay"]
+    assert PROVIDERS.names() == ["agent-http", "anthropic", "local", "openai", "oracle",
+                                 "replay"]
     demo = BENCHMARKS.extension("demo")
     assert demo.builtin and demo.target == "toolscore.benchmarks.demo:DemoBenchmark"
     assert BENCHMARKS.listing()["demo"] == "toolscore.benchmarks.demo:DemoBenchmark (built-in)"
     assert BENCHMARKS.load("demo") is DemoBenchmark
     assert benchmark_class("demo") is DemoBenchmark
     assert set(GROUPS.values()) == {"toolscore.benchmarks", "toolscore.providers",
-                                    "toolscore.judges", "toolscore.plugins"}
+                                    "toolscore.judges", "toolscore.plugins",
+                                    "toolscore.protocols"}
 
 
 def test_runtime_registration_works_wherever_a_name_does(registered: Any,

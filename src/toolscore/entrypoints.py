@@ -24,6 +24,9 @@ GROUPS = {
     "providers": "toolscore.providers",
     "judges": "toolscore.judges",
     "plugins": "toolscore.plugins",
+    # how a sample is played when the protocol lives above the benchmark layer (the
+    # free-running protocol serves tools over MCP to an agent)
+    "protocols": "toolscore.protocols",
 }
 OWN = "toolscore"
 
@@ -158,6 +161,4 @@ BENCHMARKS = Registry(GROUPS["benchmarks"], "benchmark")
 PROVIDERS = Registry(GROUPS["providers"], "model provider")
 JUDGES = Registry(GROUPS["judges"], "judge")
 PLUGINS = Registry(GROUPS["plugins"], "plugin set")
-# How a benchmark's sample is played when the protocol lives above the benchmark layer (the
-# free-running protocol serves tools over MCP); not in GROUPS: nothing lists them.
-PROTOCOLS = Registry("toolscore.protocols", "protocol")
+PROTOCOLS = Registry(GROUPS["protocols"], "protocol")

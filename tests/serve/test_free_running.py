@@ -27,25 +27,10 @@ from support.data import dataset
 pytest.importorskip("mcp")
 
 from toolscore.benchmarks.registry import make_benchmark  # noqa: E402
-from toolscore.entrypoints import PROTOCOLS, PROVIDERS  # noqa: E402
-from toolscore.models.agent_http import PROVIDER  # noqa: E402
 from toolscore.runs.api import evaluate, load_run  # noqa: E402
-from toolscore.serve import freerun  # noqa: E402
 from toolscore.testing.openai_server import FakeOpenAIServer  # noqa: E402
 
 AGENT = Path(__file__).resolve().parents[2] / "examples" / "mcp_agent" / "agent.py"
-
-
-@pytest.fixture(autouse=True)
-def registered() -> Iterator[None]:
-    """toolscore's own entries for the provider and the protocol, until reinstalled."""
-    had_provider = "agent-http" in PROVIDERS.extra
-    PROVIDERS.register("agent-http", PROVIDER)
-    freerun.register()
-    yield
-    PROTOCOLS.unregister("free-running")
-    if not had_provider:
-        PROVIDERS.unregister("agent-http")
 
 
 def free_port() -> int:

@@ -142,8 +142,7 @@ def model_args(generic: dict[str, Any]) -> dict[str, Any]:
 def check_protocol(model: str | None, options: dict[str, Any], resume: Any = None) -> None:
     """An agent (``agent-http:URL``) runs only under ``--protocol free-running`` and that
     protocol runs only agents: said in one line before anything starts, and the label is
-    always explicit on the command line. Until toolscore's own entry points for both are
-    installed they are registered here, for the runs that use them."""
+    always explicit on the command line."""
     if resume is not None:
         from toolscore.records import RunStore
 
@@ -158,17 +157,6 @@ def check_protocol(model: str | None, options: dict[str, Any], resume: Any = Non
     if protocol == "free-running" and not agent:
         raise ValueError(f"--protocol free-running evaluates an agent: --model "
                          f"agent-http:URL (not {model or 'the default model'})")
-    if agent:
-        from toolscore.entrypoints import PROTOCOLS, PROVIDERS
-
-        if "agent-http" not in PROVIDERS.names():
-            from toolscore.models.agent_http import PROVIDER
-
-            PROVIDERS.register("agent-http", PROVIDER)
-        if "free-running" not in PROTOCOLS.names():
-            from toolscore.serve.freerun import register
-
-            register()
 
 
 def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:

@@ -34,19 +34,10 @@ from typing import Any
 
 from toolscore.models.base import InfraError
 from toolscore.serve.episodes import Episode, Episodes
-from toolscore.serve.world import PROTOCOL, ServedWorld
+from toolscore.serve.world import ServedWorld
 
 ATTEMPTS = 3
 START_TIMEOUT_S = 30.0
-
-
-def register() -> None:
-    """Make ``--protocol free-running`` available in this process (until toolscore's own
-    entry point for it is installed)."""
-    from toolscore.entrypoints import PROTOCOLS
-
-    if PROTOCOLS.extra.get(PROTOCOL) is not play:
-        PROTOCOLS.register(PROTOCOL, play)
 
 
 def agent_of(model: Any) -> Any:
