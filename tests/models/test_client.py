@@ -181,7 +181,8 @@ def test_get_model_names(monkeypatch: pytest.MonkeyPatch) -> None:
     infos = {i["provider"]: i for i in list_models()}
     assert set(infos) == {"agent-http", "openai", "anthropic", "local", "oracle", "replay"}
     assert infos["oracle"]["installed"] and infos["openai"]["installed"]
-    assert json.loads(json.dumps(list_models()))[1]["example"] == "local/smollm2"
+    assert infos["local"]["example"] == "local/smollm2"
+    assert json.loads(json.dumps(list_models())) == list_models()
 
 
 def test_api_key_is_redacted_from_errors() -> None:
