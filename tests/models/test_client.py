@@ -197,3 +197,20 @@ def test_api_key_is_redacted_from_errors() -> None:
         with pytest.raises(InfraError) as err:
             asyncio.run(client.generate(user("hi"), TOOLS))
     assert secret not in str(err.value) and "***" in str(err.value)
+
+
+def test_warnings_show_endpoint_text_never_obey_it(caplog: pytest.LogCaptureFixture) -> None:
+    """An endpoint's error body quoted in a warning reaches any log handler (stderr by default)
+    with its escape sequences and bidi overrides shown as text (issue 10, item 9)."""
+
+    def hostile(request: dict) -> dict:
+        raise RuntimeError("bad \x1b[2J\x1b]0;pwned\x07 \u202eevil")
+
+    with FakeOpenAIServer(responder=hostile) as srv:
+        client = ModelClient(get_model("openai/fake", base_url=srv.base_url, api_key="k"),
+                             retry=RetryPolicy(max_attempts=1))
+        with pytest.raises(InfraError):
+            asyncio.run(client.generate(user("hi"), TOOLS))
+    err = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("toolscore"))
+    assert "failed" in err and "\\x1b[2J" in err and "\\u202e" in err
+    assert "\x1b" not in err and "\u202e" not in err and "\x07" not in err

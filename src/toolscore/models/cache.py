@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import sqlite3
 import threading
 import time
@@ -24,9 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
-log = logging.getLogger("toolscore.models")
+log = safe_logger("toolscore.models")  # endpoint text in warnings is shown, never obeyed
 
 #: Bumped when the key layout or the stored reply format changes; old entries then miss.
 CACHE_VERSION = 1

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import logging
 import random
 import threading
 import time
@@ -25,9 +24,10 @@ from toolscore.models.accounting import record_usage
 from toolscore.models.base import InfraError, Model, model_secrets, redact
 from toolscore.models.cache import ResponseCache, cache_key
 from toolscore.models.retry import RetryPolicy, call_with_retry
+from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
-log = logging.getLogger("toolscore.models")
+log = safe_logger("toolscore.models")  # endpoint text in warnings is shown, never obeyed
 
 # One semaphore per (event loop, model name): every client of a model shares the provider's
 # concurrency limit. asyncio primitives belong to one loop, hence the per-loop table.

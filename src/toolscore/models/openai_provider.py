@@ -15,7 +15,6 @@ import asyncio
 import functools
 import inspect
 import json
-import logging
 import os
 import sys
 from typing import Any
@@ -36,9 +35,10 @@ from toolscore.models.openai_params import (  # noqa: F401  (request_settings: p
     settings_and_drops,
     tool_choice_param,
 )
+from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage, clean_text
 
-log = logging.getLogger(__name__)
+log = safe_logger(__name__)  # endpoint text in warnings is shown, never obeyed
 
 
 def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:

@@ -23,25 +23,10 @@ from typing import IO, TYPE_CHECKING, Any
 from toolscore.records import RunStore
 from toolscore.records.store import without_output
 from toolscore.records.table import FORMATS, record_rows, records_frame
+from toolscore.text import printable
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-# Characters that act instead of showing: C0/C1 controls (ESC starts terminal sequences that
-# move the cursor, rewrite the title or hide text), DEL, and the bidirectional overrides and
-# isolates that reorder what a reader sees (a "Trojan Source" display). Newlines and tabs stay.
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_ACTIVE = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]
-           if chr(c) not in "\n\t"}
-_ACTIVE.update({ord(ch): f"\\u{ord(ch):04x}" for ch in _BIDI})
-
-
-def printable(value: Any) -> Any:
-    """``value`` with every control, escape and bidi character shown as its ``\\xNN`` or
-    ``\\uNNNN`` text: model and endpoint text is data, so a terminal, a spreadsheet or a
-    browser must display it, never obey it. Non-strings pass through unchanged."""
-    return value.translate(_ACTIVE) if isinstance(value, str) else value
 
 
 def sorted_records(path: str | Path) -> list[dict[str, Any]]:
