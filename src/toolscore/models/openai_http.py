@@ -92,6 +92,7 @@ class ChatEndpoint:
         self.url = base.rstrip("/") + "/chat/completions"
         self.timeout = timeout
         self._headers = request_headers(api_key)
+        self._proxy = env_proxy(self.url)
         self._sessions: PerLoop[Any] = PerLoop(self._make_session, lambda s: s.close())
 
     def _make_session(self) -> Any:
@@ -99,7 +100,7 @@ class ChatEndpoint:
 
         connector = aiohttp.TCPConnector(limit=0, ssl=_ssl_context())
         return aiohttp.ClientSession(
-            connector=connector, headers=self._headers, trust_env=True,
+            connector=connector, headers=self._headers,
             timeout=aiohttp.ClientTimeout(total=self.timeout))
 
     async def aclose(self) -> None:
@@ -111,7 +112,7 @@ class ChatEndpoint:
 
         session = await self._sessions.get()
         try:
-            async with session.post(self.url, data=body) as resp:
+            async with session.post(self.url, data=body, proxy=self._proxy) as resp:
                 raw = await resp.read()
                 status = resp.status
         except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
@@ -125,6 +126,20 @@ class ChatEndpoint:
         except (ValueError, UnicodeDecodeError) as e:
             raise InfraError(f"API error: response body is not JSON ({e})",
                              retryable=True) from None
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy that ``$HTTPS_PROXY``/``$HTTP_PROXY``/``$NO_PROXY`` name for ``url``, read
+    once: the SDK's HTTP client honoured them, and aiohttp's own ``trust_env`` would also look
+    the host up in ``~/.netrc`` on a worker thread for every request."""
+    from urllib.parse import urlsplit
+    from urllib.request import getproxies_environment, proxy_bypass_environment
+
+    parts = urlsplit(url)
+    proxies = getproxies_environment()
+    if not parts.hostname or proxy_bypass_environment(parts.hostname, proxies):
+        return None
+    return proxies.get(parts.scheme) or proxies.get("all") or None
 
 
 def _describe(err: BaseException) -> str:
