@@ -1,20 +1,25 @@
-"""Runner throughput against a slow OpenAI-compatible endpoint.
+"""Runner throughput against a slow OpenAI-compatible endpoint, swept over concurrency and latency.
 
-A fake OpenAI server (in a separate process, so this process's CPU time is the harness's alone)
-answers like the oracle after ``--latency`` seconds. ToolTalk runs through the real runner, the
-real ``openai/`` provider and the real SDK at ``--concurrency`` samples and calls in flight, with
-no response cache. With a slow endpoint the wall time should approach the ideal one: each
-conversation is a chain of dependent calls, so no schedule beats
+A fake OpenAI server (its own process, so the harness's CPU time is the harness's alone) answers
+like the oracle after ``latency`` seconds. ToolTalk runs through the real runner and the real
+``openai/`` provider with no response cache, ``--epochs`` times over (so that hundreds of samples
+can be in flight: the hard split has only 50 conversations; by default just enough epochs that
+every one of ``concurrency`` workers has a sample). Each conversation is a chain of dependent
+calls, so no schedule beats
 
     ideal = max(longest chain, ceil(total calls / concurrency)) * latency
 
-Prints wall time, calls, calls/s, ideal time, efficiency (target >= 0.9), harness CPU per call
-(target < 2 ms) and peak RSS. The run is repeated (``--repeat``, default 3) and the fastest
-repetition reported, since a shared host adds noise; all repetitions are listed.
-``--profile FILE`` writes a cProfile (CPU time) of the first repetition.
+and efficiency = ideal / measured wall (target >= 0.9 at 128 in flight with 100 ms and 512 with
+1 s). Harness CPU per call = the harness process's CPU time / calls (target < 0.5 ms).
 
-    .venv/bin/python perf/throughput.py [--latency 0.1] [--concurrency 32] [--split hard]
-        [--embedder minilm --cold-cache]
+Each (concurrency, latency) cell runs in a fresh process, ``--repeats`` times: the first
+repetition is reported on its own as *cold* (new process, empty per-process caches: the HTTP
+session, TLS context, rendered tool schemas, database snapshots; module imports are paid before
+the clock), the others as *warm*: median and min-max. On a shared host every figure is a loaded
+figure; compare cells of one run, side by side, rather than runs on different days.
+
+    .venv/bin/python perf/throughput.py                  # one quick cell: 32 in flight, 100 ms
+    .venv/bin/python perf/throughput.py --concurrency 32 128 512 --latency 0.1 1.0 --repeats 3
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import argparse
 import math
 import multiprocessing as mp
 import os
-import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -32,124 +37,182 @@ from pathlib import Path
 from typing import Any
 
 EFFICIENCY_TARGET = 0.9
-CPU_PER_CALL_TARGET_MS = 2.0
+CPU_PER_CALL_TARGET_MS = 0.5
+TARGET_CELLS = {(128, 0.1), (512, 1.0)}  # where the issue sets the efficiency target
 
 
 def serve(conn: Connection, latency: float, split: str) -> None:
-    """Child process: record the oracle, serve its replies until told to stop."""
+    """Server process: record the oracle, serve its replies; report counters when asked."""
     from toolscore.testing.openai_server import FakeOpenAIServer
     from toolscore.testing.oracle_replies import oracle_recording
 
     rec = oracle_recording("tooltalk", split=split, embedder="hashing", fallback=None)
     with FakeOpenAIServer(rec.responder, latency=latency, keep_requests=False) as srv:
         conn.send({"base_url": srv.base_url, "calls": rec.calls, "chain": rec.chain()})
-        cpu0 = time.process_time()
-        conn.recv()
-        conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight,
-                   "cpu": time.process_time() - cpu0})
+        while conn.recv() == "stats":
+            conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight,
+                       "cpu": time.process_time()})
+        srv.max_in_flight = 0
 
 
-def run(base_url: str, concurrency: int, split: str, embedder: str, out: Path,
-        profile: str | None, cold_cache: bool = False) -> tuple[dict[str, Any], float, float]:
-    """One run through the public API; returns (result, wall seconds, CPU seconds)."""
+def harness(conn: Connection, base_url: str, concurrency: int, epochs: int, repeats: int,
+            split: str, embedder: str, profile: str | None, cold_cache: bool = False) -> None:
+    """Harness process: ``repeats`` runs through the public API, each timed on its own.
+    ``cold_cache``: an empty user cache, so the first run loads the embedder and embeds (the
+    out-of-the-box first run); the later ones find the embeddings cached."""
+    os.environ.setdefault("OPENAI_API_KEY", "dummy")
+    import toolscore.benchmarks.tooltalk.benchmark  # noqa: F401  (one-off imports: not timed)
+    import toolscore.models.openai_provider  # noqa: F401
     from toolscore.runs.api import evaluate
 
-    profiler = None
-    if profile:
-        import cProfile
+    with tempfile.TemporaryDirectory(prefix="toolscore-perf-") as tmp:
+        if cold_cache:
+            os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
+        for i in range(repeats + (1 if profile else 0)):
+            conn.send("before")
+            conn.recv()
+            profiler = None
+            if i == repeats:  # one more repetition, profiled: its overhead is in no figure
+                import cProfile
 
-        profiler = cProfile.Profile(time.thread_time)  # CPU, not wall: the host is shared
-        profiler.enable()
-    if cold_cache:  # an empty user cache: the embedder loads and embeds during the run
-        os.environ["XDG_CACHE_HOME"] = str(out.parent / f"{out.name}-cache")
-    wall0, cpu0 = time.perf_counter(), time.process_time()
-    result = evaluate("tooltalk", "openai/fake", base_url=base_url, cache=None,
-                      max_concurrency=concurrency, timeout=60, out=out, split=split,
-                      embedder=embedder).to_dict()
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    if profiler is not None and profile:
-        profiler.disable()
-        profiler.dump_stats(profile)
-    return result, wall, cpu
+                profiler = cProfile.Profile(time.process_time)
+                profiler.enable()
+            wall0, cpu0 = time.perf_counter(), time.process_time()
+            result = evaluate("tooltalk", "openai/fake", base_url=base_url, cache=None,
+                              max_concurrency=concurrency, timeout=60, epochs=epochs,
+                              out=Path(tmp) / f"run{i}", split=split, embedder=embedder,
+                              progress=False).to_dict()
+            wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+            if profiler is not None and profile:
+                profiler.disable()
+                profiler.dump_stats(profile)
+            metrics = result["metrics"]
+            conn.send({"profiled": profiler is not None, "wall": wall, "cpu": cpu,
+                       "calls": result["summary"]["calls"],
+                       "samples": result["summary"]["samples"], "errors": metrics.get("errors"),
+                       "success": (metrics.get(split) or {}).get("success_rate")})
+    conn.send(None)
+
+
+def run_cell(server: Connection, info: dict[str, Any], latency: float, concurrency: int,
+             args: argparse.Namespace, conversations: int) -> dict[str, Any]:
+    epochs = args.epochs or max(1, math.ceil(concurrency / conversations))
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    profile = (f"{args.profile}.c{concurrency}.l{latency}" if args.profile else None)
+    proc = ctx.Process(target=harness, daemon=True,
+                       args=(child, info["base_url"], concurrency, epochs, max(1, args.repeats),
+                             args.split, args.embedder, profile, args.cold_cache))
+    proc.start()
+    reps = []
+    while parent.recv() == "before":
+        server.send("stats")
+        before = server.recv()
+        parent.send("go")
+        rep = parent.recv()
+        server.send("stats")
+        after = server.recv()
+        rep["requests"] = after["requests"] - before["requests"]
+        rep["server_cpu"] = after["cpu"] - before["cpu"]
+        rep["in_flight"] = after["max_in_flight"]
+        calls = info["calls"] * epochs
+        rep["ideal"] = max(info["chain"], math.ceil(calls / concurrency)) * latency
+        rep["efficiency"] = rep["ideal"] / rep["wall"]
+        rep["cpu_ms"] = 1000 * rep["cpu"] / max(rep["calls"], 1)
+        if not rep["profiled"]:
+            reps.append(rep)
+    proc.join(timeout=30)
+    return {"concurrency": concurrency, "latency": latency, "epochs": epochs, "reps": reps}
+
+
+def spread(values: list[float], fmt: str) -> str:
+    if not values:
+        return "-"
+    return (f"{statistics.median(values):{fmt}} "
+            f"({min(values):{fmt}}-{max(values):{fmt}})")
+
+
+def print_cells(cells: list[dict[str, Any]], info: dict[str, Any]) -> None:
+    rows = [("in flight", "latency", "epochs", "calls", "ideal s", "cold eff", "cold ms/call",
+             "warm eff median (min-max)", "warm ms/call median (min-max)", "warm wall s",
+             "failed att.", "errors")]
+    for c in cells:
+        cold, warm = c["reps"][0], c["reps"][1:]
+        failed = sum(r["requests"] - r["calls"] for r in c["reps"])
+        rows.append((str(c["concurrency"]), f"{c['latency'] * 1000:.0f} ms", str(c["epochs"]),
+                     str(cold["calls"]), f"{cold['ideal']:.2f}", f"{cold['efficiency']:.2f}",
+                     f"{cold['cpu_ms']:.2f}",
+                     spread([r["efficiency"] for r in warm], ".2f"),
+                     spread([r["cpu_ms"] for r in warm], ".2f"),
+                     spread([r["wall"] for r in warm], ".2f"),
+                     str(failed), str(sum(int(r["errors"] or 0) for r in c["reps"]))))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(v.rjust(w) for v, w in zip(r, widths, strict=True)))
+    print(f"longest chain {info['chain']} dependent calls; the oracle needs {info['calls']} "
+          "calls per epoch; efficiency = ideal / wall; ms/call = harness process CPU / calls")
+    server_ms = [1000 * r["server_cpu"] / max(r["requests"], 1) for c in cells for r in c["reps"]]
+    peak = max((r["in_flight"] for c in cells for r in c["reps"]), default=0)
+    print(f"fake server (own process): {spread(server_ms, '.2f')} ms CPU per request, peak "
+          f"{peak} requests in flight; success_rate "
+          f"{sorted({r['success'] for c in cells for r in c['reps']}, key=str)}")
+
+
+def verdict(cells: list[dict[str, Any]]) -> list[str]:
+    missed = []
+    for c in cells:
+        warm = c["reps"][1:] or c["reps"]
+        cpu = statistics.median(r["cpu_ms"] for r in warm)
+        eff = statistics.median(r["efficiency"] for r in warm)
+        label = f"{c['concurrency']}/{c['latency'] * 1000:.0f} ms"
+        if cpu >= CPU_PER_CALL_TARGET_MS:
+            missed.append(f"CPU per call at {label} ({cpu:.2f} ms)")
+        if (c["concurrency"], c["latency"]) in TARGET_CELLS and eff < EFFICIENCY_TARGET:
+            missed.append(f"efficiency at {label} ({eff:.2f})")
+    return missed
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--latency", type=float, default=0.1, help="Seconds per reply.")
-    p.add_argument("--concurrency", type=int, default=32)
+    p.add_argument("--concurrency", type=int, nargs="+", default=[32])
+    p.add_argument("--latency", type=float, nargs="+", default=[0.1], help="Seconds per reply.")
+    p.add_argument("--epochs", type=int, default=None,
+                   help="Epochs per run (default: enough that every worker has a sample).")
+    p.add_argument("--repeats", "--repeat", type=int, default=3,
+                   help="Runs per cell; the first is reported as cold, the rest as warm.")
     p.add_argument("--split", default="hard", choices=["easy", "hard", "all"])
     p.add_argument("--embedder", default="hashing", help="Scorer embedder (hashing: cheap).")
-    p.add_argument("--repeat", type=int, default=3, help="Runs; the fastest is reported.")
-    p.add_argument("--profile", default=None, help="Write a cProfile of the first run here.")
     p.add_argument("--cold-cache", action="store_true",
-                   help="Each run with an empty embedding cache (e.g. with --embedder minilm: "
-                        "the embedder's load and every embedding happen during the run).")
+                   help="Start from an empty user cache (with --embedder minilm: the first run "
+                        "loads the embedder and embeds, as a first run out of the box does).")
+    p.add_argument("--profile", default=None,
+                   help="Write a cProfile (CPU) of one extra, unreported warm run of each "
+                        "cell to PREFIX.cN.lS.")
     args = p.parse_args()
-    os.environ.setdefault("OPENAI_API_KEY", "dummy")
-    cpu_start = time.process_time()
-    # One-off import costs are not per-call costs: pay them before the clock starts.
-    import openai  # noqa: F401
-
-    import toolscore.benchmarks.tooltalk.benchmark  # noqa: F401
-    import toolscore.runs.api  # noqa: F401
-
-    imports_cpu = time.process_time() - cpu_start
-    parent, child = mp.get_context("spawn").Pipe()
-    server = mp.get_context("spawn").Process(target=serve, daemon=True,
-                                             args=(child, args.latency, args.split))
-    server.start()
-    info = parent.recv()
-    runs = []
-    try:
-        with tempfile.TemporaryDirectory(prefix="toolscore-perf-") as tmp:
-            for i in range(max(1, args.repeat)):
-                runs.append(run(info["base_url"], args.concurrency, args.split, args.embedder,
-                                Path(tmp) / f"run{i}", args.profile if i == 0 else None,
-                                args.cold_cache))
-    finally:
-        parent.send("stop")
-        stats = parent.recv()
-        server.join(timeout=10)
-    result, wall, cpu = min(runs, key=lambda r: r[1])
-    summary = result["summary"]
-    calls = summary["calls"]
-    chain = info["chain"]
-    ideal = max(chain, math.ceil(info["calls"] / args.concurrency)) * args.latency
-    efficiency = ideal / wall
-    cpu_ms = 1000 * cpu / max(calls, 1)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    metrics = result["metrics"].get(args.split, {})
-    rows = [
-        ("benchmark", f"tooltalk {args.split}: {summary['samples']} conversations, "
-                      f"success_rate {metrics.get('success_rate')}, errors "
-                      f"{result['metrics'].get('errors')}"),
-        ("endpoint", f"fake OpenAI server (separate process), latency {args.latency * 1000:.0f} "
-                     f"ms, peak requests in flight {stats['max_in_flight']}, its CPU "
-                     f"{1000 * stats['cpu'] / max(stats['requests'], 1):.2f} ms per request"),
-        ("concurrency", str(args.concurrency)),
-        ("embedder", f"{args.embedder}, " + ("cold (empty) embedding cache in every run"
-                                             if args.cold_cache else "user embedding cache")),
-        ("model calls", f"{calls} per run (server served {stats['requests']} in "
-                        f"{len(runs)} runs; the oracle needs {info['calls']})"),
-        ("runs", ", ".join(f"{w:.2f} s / {1000 * c / max(calls, 1):.2f} ms CPU per call"
-                           for _, w, c in runs) + " (fastest reported below)"),
-        ("wall time", f"{wall:.3f} s ({summary['wall_s']:.3f} s running samples, the rest "
-                      f"loading, run.json and aggregation)"),
-        ("calls/s", f"{calls / wall:.1f}"),
-        ("longest chain", f"{chain} dependent calls"),
-        ("ideal wall time", f"{ideal:.3f} s = max({chain}, ceil({info['calls']}/"
-                            f"{args.concurrency})) x {args.latency} s"),
-        ("efficiency", f"{efficiency:.3f} (target >= {EFFICIENCY_TARGET})"),
-        ("harness CPU", f"{cpu:.3f} s in the run, {imports_cpu:.3f} s imports before it"),
-        ("CPU per call", f"{cpu_ms:.2f} ms (target < {CPU_PER_CALL_TARGET_MS} ms)"),
-        ("peak RSS", f"{peak_mb:.1f} MB"),
-    ]
-    width = max(len(k) for k, _ in rows)
-    for k, v in rows:
-        print(f"{k:<{width}}  {v}")
-    missed = [name for name, ok in (("efficiency", efficiency >= EFFICIENCY_TARGET),
-                                    ("CPU per call", cpu_ms < CPU_PER_CALL_TARGET_MS)) if not ok]
-    print("targets: " + ("met" if not missed else "MISSED: " + ", ".join(missed)))
+    conversations = {"easy": 28, "hard": 50, "all": 78}[args.split]
+    ctx = mp.get_context("spawn")
+    cells = []
+    info: dict[str, Any] = {}
+    started = time.perf_counter()
+    for latency in args.latency:
+        parent, child = ctx.Pipe()
+        server = ctx.Process(target=serve, daemon=True, args=(child, latency, args.split))
+        server.start()
+        info = parent.recv()
+        try:
+            for concurrency in args.concurrency:
+                cells.append(run_cell(parent, info, latency, concurrency, args, conversations))
+                print(f"... {concurrency} in flight, {latency * 1000:.0f} ms done "
+                      f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        finally:
+            parent.send("stop")
+            server.join(timeout=10)
+    print(f"tooltalk {args.split}, openai/ provider against the fake server, no cache, "
+          f"{args.repeats} runs per cell (the first cold); {os.cpu_count()} cores, shared "
+          "host: loaded figures")
+    print_cells(cells, info)
+    missed = verdict(cells)
+    print("targets: " + ("met" if not missed else "MISSED: " + "; ".join(missed)))
     return 0
 
 

@@ -32,6 +32,56 @@ class Session:
     token: str
 
 
+class Snapshot:
+    """Databases frozen as one pickle each, with their hashes once computed.
+
+    Unpickling is ~6x faster than ``copy.deepcopy``, and only the databases a turn touched need
+    restoring. A snapshot never changes, so the environments of a whole dataset can share one:
+    :meth:`replace` gives a snapshot that differs in a few databases (a conversation's logged-in
+    account) and shares every other pickle and hash, so building a sample's world neither copies
+    nor re-hashes the databases it did not change.
+    """
+
+    def __init__(self, databases: dict[str, Any] | None = None) -> None:
+        self.blobs: dict[str, bytes] = {
+            name: pickle.dumps(db, protocol=pickle.HIGHEST_PROTOCOL)
+            for name, db in (databases or {}).items()}
+        self.hashes: dict[str, str] = {}  # filled lazily by state_hash, shared by its users
+
+    def load(self, name: str) -> Any:
+        """A fresh copy of database ``name``."""
+        return pickle.loads(self.blobs[name])
+
+    def replace(self, databases: dict[str, Any]) -> Snapshot:
+        """This snapshot with ``databases`` (name -> new content) replaced or added."""
+        other = Snapshot()
+        other.blobs = {**self.blobs, **Snapshot(databases).blobs}
+        other.hashes = _SharedHashes(self.hashes, set(databases))
+        return other
+
+
+class _SharedHashes(dict):  # type: ignore[type-arg]
+    """A snapshot's hash memo that reads and fills its parent's for the databases it shares."""
+
+    def __init__(self, parent: dict[str, str], own: set[str]) -> None:
+        super().__init__()
+        self.parent, self.own = parent, own
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or (name not in self.own and name in self.parent)
+
+    def __getitem__(self, name: str) -> str:
+        if dict.__contains__(self, name) or name in self.own:
+            return dict.__getitem__(self, name)
+        return self.parent[name]
+
+    def __setitem__(self, name: str, value: str) -> None:
+        if name in self.own:
+            dict.__setitem__(self, name, value)
+        else:
+            self.parent[name] = value
+
+
 class Environment:
     def __init__(
         self,
@@ -79,19 +129,19 @@ class Environment:
                                         if self.initial_session else None)
         self._rngs: dict[str, random.Random] = {}
 
-    def set_initial(self, databases: dict[str, Any], session: Session | None = None) -> None:
-        """Make the given state the one ``reset()`` returns to, and reset to it."""
+    def set_initial(self, databases: dict[str, Any] | Snapshot,
+                    session: Session | None = None) -> None:
+        """Make the given state (databases, or a :class:`Snapshot` of them) the one ``reset()``
+        returns to, and reset to it."""
         self._set_snapshot(databases)
         self.initial_session = session
         self._touched = None
         self.reset()
 
-    def _set_snapshot(self, databases: dict[str, Any]) -> None:
-        # One pickle per database: unpickling is ~6x faster than copy.deepcopy, and only the
-        # databases a turn touched need restoring.
-        self._initial = {name: pickle.dumps(db, protocol=pickle.HIGHEST_PROTOCOL)
-                         for name, db in databases.items()}
-        self._initial_hashes: dict[str, str] = {}
+    def _set_snapshot(self, databases: dict[str, Any] | Snapshot) -> None:
+        snapshot = databases if isinstance(databases, Snapshot) else Snapshot(databases)
+        self._initial = snapshot.blobs
+        self._initial_hashes = snapshot.hashes
 
     def db(self, name: str) -> Any:
         if self._touched is not None:

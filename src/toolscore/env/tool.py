@@ -5,6 +5,7 @@ executed cannot drift apart.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -171,7 +172,7 @@ def _binding_error(label: str, fn: Callable[..., Any], arguments: dict[str, Any]
     """CPython's own text for binding keyword ``arguments`` to ``fn`` minus its first parameter:
     the first unexpected keyword (in the caller's order) wins, then every missing required
     parameter (in signature order)."""
-    params = list(inspect.signature(fn).parameters.values())[1:]
+    params = _parameters(fn)
     if not any(p.kind is p.VAR_KEYWORD for p in params):
         named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
         for key in arguments:
@@ -186,6 +187,13 @@ def _binding_error(label: str, fn: Callable[..., Any], arguments: dict[str, Any]
             return (f"{label}() missing {len(missing)} required {word} argument{plural}: "
                     f"{_name_list(missing)}")
     return None
+
+
+@functools.cache
+def _parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
+    """``fn``'s parameters after the first, read once per function: ``inspect.signature``
+    costs ~0.2 ms, and every tool call of a run is checked."""
+    return list(inspect.signature(fn).parameters.values())[1:]
 
 
 def _name_list(names: list[str]) -> str:

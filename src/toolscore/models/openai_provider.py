@@ -1,9 +1,12 @@
-"""``openai/<model>``: any OpenAI-compatible chat-completions endpoint, via the official SDK.
+"""``openai/<model>``: any OpenAI-compatible chat-completions endpoint.
 
-Our transcript types already use the OpenAI chat shape, so the mapping is thin. The SDK's own
-retries are switched off (``max_retries=0``): retrying is the job of :class:`ModelClient`, which
+Our transcript types already use the OpenAI chat shape, so the mapping is thin: a request is
+rendered to JSON bytes here, sent by :mod:`toolscore.models.openai_http` (aiohttp directly: the
+official SDK's request path cost as much CPU as the rest of the harness together), and the reply
+read back into a :class:`Reply`. Nothing here retries: that is :class:`ModelClient`'s job, which
 has a budget and counts attempts; two retry layers would multiply waits and hide failures.
-Errors are classified here because only the provider knows which of its errors are transient.
+Errors are classified in :mod:`~toolscore.models.openai_http`, which alone knows which of its
+failures are transient.
 
 The API key is held in memory only: it is not part of :meth:`cache_identity`, not in ``repr``
 and not in any error message we build.
@@ -11,23 +14,13 @@ and not in any error message we build.
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import inspect
 import json
 import os
-import sys
 from typing import Any
 
-from toolscore.models.base import (
-    ContextLengthExceeded,
-    InfraError,
-    classify_sdk_error,
-    redact,
-    strip_credentials,
-)
+from toolscore.models.base import ContextLengthExceeded, InfraError, redact, strip_credentials
 from toolscore.models.cache import ToolsMemo
-from toolscore.models.loopbound import PerLoop
+from toolscore.models.openai_http import ChatEndpoint
 from toolscore.models.openai_params import (  # noqa: F401  (request_settings: public name)
     Family,
     model_family,
@@ -203,46 +196,12 @@ def parse_completion(resp: Any, model: str | None = None) -> Reply:
     )
 
 
-def classify_error(err: Exception) -> InfraError | ContextLengthExceeded | None:
-    """Map an ``openai`` SDK exception to an :class:`InfraError` (None: not an SDK error);
-    an HTTP 400 about the context length is the model's dialogue outgrowing its window."""
-    import openai
-
-    if isinstance(err, openai.APIStatusError) and err.status_code == 400 and (
-            "context_length" in str(err.message).lower().replace(" ", "_")):
-        return ContextLengthExceeded(f"HTTP 400: {err.message}")
-    if isinstance(err, openai.APITimeoutError) or not isinstance(err, openai.OpenAIError):
-        failure = _aiohttp_failure(err)
-        if failure is not None:
-            return InfraError(f"connection error: {failure}", retryable=True)
-    return classify_sdk_error(openai, err)
-
-
-def _aiohttp_failure(err: BaseException) -> BaseException | None:
-    """The aiohttp error behind ``err`` when it is a failed connection, not a timeout.
-
-    The SDK's aiohttp transport reports every aiohttp connection error (refused, reset,
-    disconnected) as a connect *timeout*, and lets a few other aiohttp errors (a malformed
-    response) through unwrapped; both are connection failures, as with the httpx transport.
-    """
-    aiohttp = sys.modules.get("aiohttp")
-    if aiohttp is None:
-        return None
-    cause: BaseException | None = err
-    while cause is not None:
-        if isinstance(cause, aiohttp.ClientError) and not isinstance(
-                cause, (TimeoutError, asyncio.TimeoutError)):
-            return cause
-        cause = cause.__cause__
-    return None
-
-
 class OpenAIModel:
     """A chat model behind an OpenAI-compatible endpoint.
 
     ``base_url`` defaults to ``$OPENAI_BASE_URL`` (else OpenAI's own); ``api_key`` to
     ``$OPENAI_API_KEY``. A keyless local endpoint (vLLM, llama.cpp server, the fake test server)
-    gets a placeholder key because the SDK insists on one.
+    gets a placeholder key, as the SDK sent, since some servers want an Authorization header.
     """
 
     provider = "openai"
@@ -257,10 +216,10 @@ class OpenAIModel:
         max_tokens_param: str | None = None,
     ):
         try:
-            import openai  # noqa: F401
+            import aiohttp  # noqa: F401
         except ImportError:
             raise ImportError(
-                "openai/ models need the openai SDK: pip install 'toolscore[openai]'"
+                "openai/ models need aiohttp: pip install 'toolscore[openai]'"
             ) from None
         self.model = model
         self.name = f"openai/{model}"
@@ -278,9 +237,7 @@ class OpenAIModel:
         self.max_tokens_param = max_tokens_param  # None: as the model's family takes it
         self.family: Family = model_family(model)
         self._dropped_said: set[str] = set()
-        self._post_takes_content: bool | None = None
-        # The SDK's HTTP client is bound to the event loop it first ran on.
-        self._clients: PerLoop[Any] = PerLoop(self._make_client, lambda c: c.close())
+        self._endpoint = ChatEndpoint(self.base_url, key, timeout)
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
@@ -289,29 +246,9 @@ class OpenAIModel:
         return {"provider": "openai", "model": self.model,
                 "base_url": (strip_credentials(self.base_url) or "").rstrip("/")}
 
-    def _make_client(self) -> Any:
-        """The SDK client, on the SDK's aiohttp transport when it is installed.
-
-        The default (httpx) transport costs ~40% more CPU per request (ToolTalk at 32 in
-        flight: 1.7 against 1.2 ms per call, SDK included), largely in its connection pool,
-        which rescans every pooled connection, polling its socket, for each request. Without
-        the ``aiohttp`` extra (or with an SDK too old to have it) the default is used.
-        """
-        import openai
-
-        http_client = None
-        make_aiohttp = getattr(openai, "DefaultAioHttpClient", None)
-        if make_aiohttp is not None:
-            try:
-                http_client = make_aiohttp(timeout=self.timeout, verify=_ssl_context())
-            except RuntimeError:  # the SDK without its aiohttp extra
-                http_client = None
-        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                  timeout=self.timeout, max_retries=0, http_client=http_client)
-
     async def aclose(self) -> None:
-        """Close the SDK client of the running loop (also done when the loop shuts down)."""
-        await self._clients.aclose()
+        """Close the HTTP session of the running loop (also done when the loop shuts down)."""
+        await self._endpoint.aclose()
 
     def _say_dropped(self, config: GenerateConfig, has_tools: bool) -> None:
         """Log, once per parameter, what this model's family made us leave out of requests."""
@@ -326,49 +263,12 @@ class OpenAIModel:
     ) -> Reply:
         if self.family.drops:
             self._say_dropped(config, bool(tools))
+        # The body goes as ready JSON bytes, its tool schemas rendered once per tool list
+        # (three quarters of a ToolTalk request); parse_completion reads plain dicts.
+        body = request_body(self.model, messages, tools, config,
+                            max_tokens_param=self.max_tokens_param)
         try:
-            client = await self._clients.get()
-            # ``post`` with ``cast_to=object`` is ``chat.completions.create`` without its
-            # request transform and response model: both are generic walks over the tool
-            # schemas that cost ~15 ms of CPU per ToolTalk request, more than everything else
-            # the harness does. The body goes as ready JSON bytes (``content=``), its tool
-            # schemas rendered once per tool list; parse_completion reads plain dicts.
-            if self._post_takes_content is None:
-                self._post_takes_content = _accepts(client.post, "content")
-            if self._post_takes_content:
-                body = request_body(self.model, messages, tools, config,
-                                    max_tokens_param=self.max_tokens_param)
-                resp = await client.post("/chat/completions", content=body, cast_to=object)
-            else:  # an SDK without ``content=`` serialises the dict itself
-                req = build_request(self.model, messages, tools, config,
-                                    max_tokens_param=self.max_tokens_param)
-                resp = await client.post("/chat/completions", body=req, cast_to=object)
-        except Exception as e:
-            infra = classify_error(e)
-            if infra is None:
-                raise
-            raise redact(infra, self._api_key) from None
+            resp = await self._endpoint.post(body)
+        except (InfraError, ContextLengthExceeded) as e:
+            raise redact(e, self._api_key) from None
         return parse_completion(resp, model=self.name)
-
-
-@functools.lru_cache(maxsize=1)
-def _ssl_context() -> Any:
-    """The SDK's default TLS context, made once per process (loading the CA store costs ~50 ms
-    of CPU, and every event loop gets a new SDK client); ``True`` (the same default, made per
-    client) if the SDK's HTTP library cannot be found."""
-    import importlib
-
-    import openai
-
-    try:  # httpx or httpx2, whichever this generation of the SDK is built on
-        http = importlib.import_module(type(openai.DEFAULT_CONNECTION_LIMITS).__module__)
-        return http.create_ssl_context()
-    except (AttributeError, ImportError):
-        return True
-
-
-def _accepts(fn: Any, name: str) -> bool:
-    try:
-        return name in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False

@@ -10,14 +10,13 @@ the file, the record and the field. The turns' ``index`` field is unreliable and
 from __future__ import annotations
 
 import json
-import pickle
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.data import DataError, read_text
-from toolscore.env.environment import Environment, Session
+from toolscore.env.environment import Environment, Session, Snapshot
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord
 
@@ -108,13 +107,13 @@ def make_environment(conversation: Conversation, databases: dict[str, Any],
         from toolscore.benchmarks.tooltalk.plugins import PLUGINS
 
         plugins = PLUGINS
-    state = pickle.loads(pickle.dumps(databases, pickle.HIGHEST_PROTOCOL))  # a fast deepcopy
+    snapshot = dataset_snapshot(databases)
     user = conversation.user
     username = user["username"]
     session = None
     token, code = user.get("session_token"), user.get("verification_code")
     if token is not None or code is not None:
-        accounts = state.setdefault(ACCOUNT_DB, {})
+        accounts = snapshot.load(ACCOUNT_DB) if ACCOUNT_DB in snapshot.blobs else {}
         account = accounts.get(username)
         if not isinstance(account, dict):
             raise DataError(f"{conversation.path.parent.name}/{conversation.path.name}: "
@@ -125,9 +124,26 @@ def make_environment(conversation: Conversation, databases: dict[str, Any],
             session = Session(username, token)
         if code is not None:
             account["verification_code"] = code
+        snapshot = snapshot.replace({ACCOUNT_DB: accounts})
     env = Environment(plugins, now=conversation.now)
-    env.set_initial(state, session)
+    env.set_initial(snapshot, session)
     return env
+
+
+# The snapshot of the last databases given, kept with them: every conversation of a dataset
+# starts from the same databases, so they are pickled (and hashed) once, not once per sample.
+# The loaded databases are read, never written (worlds are built from the snapshot), so the
+# object's identity is its content; holding it keeps the identity from being reused.
+_LAST_SNAPSHOT: list[tuple[dict[str, Any], Snapshot]] = []
+
+
+def dataset_snapshot(databases: dict[str, Any]) -> Snapshot:
+    """The shared :class:`Snapshot` of a dataset's initial databases."""
+    if _LAST_SNAPSHOT and _LAST_SNAPSHOT[0][0] is databases:
+        return _LAST_SNAPSHOT[0][1]
+    snapshot = Snapshot(databases)
+    _LAST_SNAPSHOT[:] = [(databases, snapshot)]
+    return snapshot
 
 
 # -- validation -----------------------------------------------------------------------------------

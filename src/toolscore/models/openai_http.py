@@ -1,0 +1,160 @@
+"""The HTTP path of the ``openai/`` provider: aiohttp directly, one session per event loop.
+
+Why not the official SDK: a chat-completions call is one POST of a JSON body and one JSON
+reply, and everything the SDK adds around it (its request model, header and URL objects of an
+``httpx``-shaped layer over aiohttp, its response wrapper) cost about 1 ms of CPU per call,
+half the harness's whole cost per call, which capped one process near 600 calls/s
+(``perf/throughput.py`` measures it). Here the body arrives as ready bytes, the session and
+its headers are built once per loop, and the reply is parsed straight into plain dicts.
+
+What the SDK guaranteed is kept, with the same texts, so that logs, stored errors and the
+retry layer see no difference: a non-2xx status is ``HTTP <status>: Error code: <status> -
+<body>``, retryable for 5xx, 408, 409 and 429 and never for other 4xx, with ``Retry-After``
+read off the response; a 400 about the context length is :class:`ContextLengthExceeded`; a
+timeout is ``request timed out`` (status 408) and a failed connection ``connection error``,
+both retryable; a 2xx body that is not JSON is a retryable ``API error``. The SDK's own
+retries were off (``max_retries=0``): retrying is :class:`ModelClient`'s job, here as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+from typing import Any
+
+from toolscore.models.base import (
+    RETRYABLE_4XX,
+    ContextLengthExceeded,
+    InfraError,
+    retry_after,
+    strip_credentials,
+)
+from toolscore.models.loopbound import PerLoop
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+TIMEOUT_TEXT = "request timed out: Request timed out."
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("toolscore")
+    except metadata.PackageNotFoundError:
+        return "dev"
+
+
+def request_headers(api_key: str) -> dict[str, str]:
+    """What every request carries: the key, the JSON content type and, as the SDK sends them,
+    the organisation and project named by ``$OPENAI_ORG_ID`` and ``$OPENAI_PROJECT_ID``."""
+    headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json",
+               "Accept": "application/json", "User-Agent": f"toolscore/{_version()}"}
+    for name, var in (("OpenAI-Organization", "OPENAI_ORG_ID"),
+                      ("OpenAI-Project", "OPENAI_PROJECT_ID")):
+        value = os.environ.get(var)
+        if value:
+            headers[name] = value
+    return headers
+
+
+def status_message(status: int, raw: bytes) -> str:
+    """The SDK's text for an error response: ``Error code: N - <parsed body>``, else the raw
+    text, else the bare code."""
+    text = raw.decode("utf-8", errors="replace").strip()
+    try:
+        return f"Error code: {status} - {json.loads(text)}"
+    except ValueError:
+        return text or f"Error code: {status}"
+
+
+def status_error(status: int, raw: bytes, response: Any) -> InfraError | ContextLengthExceeded:
+    """The error for a non-2xx reply (``response`` supplies the Retry-After headers)."""
+    message = status_message(status, raw)
+    if status == 400 and "context_length" in message.lower().replace(" ", "_"):
+        return ContextLengthExceeded(f"HTTP 400: {message}")
+    return InfraError(f"HTTP {status}: {message}", retryable=status >= 500 or status in
+                      RETRYABLE_4XX, status=status, retry_after=retry_after(response))
+
+
+class ChatEndpoint:
+    """``POST {base_url}/chat/completions`` of ready JSON bytes; returns the parsed reply.
+
+    The connection pool is unbounded (``limit=0``): the number of requests in flight is the
+    client layer's limit, one semaphore per model, and a second, smaller cap here would queue
+    requests where no timeout accounts for the wait. Credentials written into ``base_url`` are
+    dropped: the key goes in the Authorization header only.
+    """
+
+    def __init__(self, base_url: str | None, api_key: str, timeout: float) -> None:
+        base = strip_credentials(base_url or DEFAULT_BASE_URL) or DEFAULT_BASE_URL
+        self.url = base.rstrip("/") + "/chat/completions"
+        self.timeout = timeout
+        self._headers = request_headers(api_key)
+        self._proxy = env_proxy(self.url)
+        self._sessions: PerLoop[Any] = PerLoop(self._make_session, lambda s: s.close())
+
+    def _make_session(self) -> Any:
+        import aiohttp
+
+        connector = aiohttp.TCPConnector(limit=0, ssl=_ssl_context())
+        return aiohttp.ClientSession(
+            connector=connector, headers=self._headers,
+            timeout=aiohttp.ClientTimeout(total=self.timeout))
+
+    async def aclose(self) -> None:
+        await self._sessions.aclose()
+
+    async def post(self, body: bytes) -> Any:
+        """The reply's JSON; raises :class:`InfraError` or :class:`ContextLengthExceeded`."""
+        import aiohttp
+
+        session = await self._sessions.get()
+        try:
+            async with session.post(self.url, data=body, proxy=self._proxy) as resp:
+                raw = await resp.read()
+                status = resp.status
+        except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
+            raise InfraError(TIMEOUT_TEXT, retryable=True, status=408) from None
+        except (aiohttp.ClientError, OSError) as e:  # refused, reset, garbled, closed
+            raise InfraError(f"connection error: {_describe(e)}", retryable=True) from None
+        if not 200 <= status < 300:
+            raise status_error(status, raw, resp)
+        try:
+            return json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise InfraError(f"API error: response body is not JSON ({e})",
+                             retryable=True) from None
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy that ``$HTTPS_PROXY``/``$HTTP_PROXY``/``$NO_PROXY`` name for ``url``, read
+    once: the SDK's HTTP client honoured them, and aiohttp's own ``trust_env`` would also look
+    the host up in ``~/.netrc`` on a worker thread for every request."""
+    from urllib.parse import urlsplit
+    from urllib.request import getproxies_environment, proxy_bypass_environment
+
+    parts = urlsplit(url)
+    proxies = getproxies_environment()
+    if not parts.hostname or proxy_bypass_environment(parts.hostname, proxies):
+        return None
+    return proxies.get(parts.scheme) or proxies.get("all") or None
+
+
+def _describe(err: BaseException) -> str:
+    return str(err) or type(err).__name__
+
+
+@functools.lru_cache(maxsize=1)
+def _ssl_context() -> Any:
+    """One TLS context per process (loading the CA store costs ~50 ms of CPU and every event
+    loop gets a new session): certifi's CA bundle when installed, as the SDK used, else the
+    system's."""
+    import ssl
+
+    try:
+        import certifi
+    except ImportError:
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
