@@ -125,3 +125,29 @@ def test_no_form_of_a_secret_reaches_any_file_or_log(tmp_path: Path, monkeypatch
         if userinfo:
             assert quote(PASSWORD, safe="") not in text, name
     assert run.config.base_url == f"http://{host}"
+
+
+def test_a_key_in_the_base_url_authenticates_and_is_never_sent_in_the_url(
+        monkeypatch: Any) -> None:
+    """``--base-url http://user:KEY@host/v1``: HTTP clients do not send URL credentials, so the
+    key would be dropped silently; it is sent as the bearer token (when no key is given
+    otherwise), and the URL is used and stored without it (issue 10, item 8)."""
+    import asyncio
+
+    from toolscore.models.client import ModelClient
+    from toolscore.models.providers import get_model
+    from toolscore.types import Message
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAIServer() as srv:
+        url = srv.base_url.replace("http://", "http://me:sk-in%2Furl@")
+        model = get_model("openai/fake", base_url=url)
+        reply = asyncio.run(ModelClient(model).generate(
+            [Message(role="system", content="s"), Message(role="user", content="hi")], []))
+        assert reply.message.role == "assistant"
+        assert srv.last_headers["authorization"] == "Bearer sk-in/url"
+        assert "sk-in" not in json.dumps(model.cache_identity())
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")  # an explicit key wins
+        model = get_model("openai/fake", base_url=url)
+        asyncio.run(ModelClient(model).generate([Message(role="user", content="hi")], []))
+        assert srv.last_headers["authorization"] == "Bearer sk-from-env"

@@ -196,6 +196,22 @@ def parse_completion(resp: Any, model: str | None = None) -> Reply:
     )
 
 
+def _userinfo_key(url: str | None) -> str | None:
+    """The key written into a base URL (``http://user:KEY@host/v1``, or ``http://KEY@host``),
+    used when no key is given otherwise: HTTP clients do not send URL credentials, so it would
+    be dropped silently. The URL itself is stored and sent without them."""
+    if not url or "@" not in url:
+        return None
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    found = parts.password or parts.username
+    return unquote(found) if found else None
+
+
 class OpenAIModel:
     """A chat model behind an OpenAI-compatible endpoint.
 
@@ -224,7 +240,7 @@ class OpenAIModel:
         self.model = model
         self.name = f"openai/{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        key = api_key or os.environ.get("OPENAI_API_KEY") or _userinfo_key(self.base_url)
         if not key:
             if self.base_url is None:
                 raise ValueError(

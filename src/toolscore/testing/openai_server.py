@@ -176,6 +176,7 @@ class FakeOpenAIServer:
         self.received: list[dict[str, Any]] = []
         self.faults: Counter[str] = Counter()
         self.requests = 0
+        self.last_headers: dict[str, str] = {}
         self.in_flight = 0
         self.max_in_flight = 0
         self._attempts: Counter[str] = Counter()
@@ -334,6 +335,7 @@ class FakeOpenAIServer:
                     headers[name.strip().lower()] = value.strip()
                 length = int(headers.get("content-length") or 0)
                 raw = await reader.readexactly(length) if length else b""
+                self.last_headers = headers  # what a test checks of the request's metadata
                 status, body = await self._route(method, path, raw)
                 data = json.dumps(body).encode("utf-8")
                 extra = (f"Retry-After: {self.retry_after}\r\n"
