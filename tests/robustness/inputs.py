@@ -15,7 +15,6 @@ from robustness.corpus import (
     ACCEPTED,
     DELETE,
     ERROR,
-    GAP,
     Breakage,
     Input,
     file_breakages,
@@ -94,9 +93,8 @@ def inputs() -> list[Input]:
                      tuple(ascii_json + _edits(
         ("user-table-list", ["ahhchiu"], [], ("ahhchiu",)),
     )),
-        # A missing database is caught when the conversation's environment is built, i.e.
-        # per sample (exit 3, errors kept), not by the benchmark's check: a known gap.
-        accepted_by={"missing|run tooltalk": GAP, "missing|tooltalk replay": GAP})
+        # A missing database is refused before the first model call (the benchmark's check).
+        accepted_by={"missing|run tooltalk": ERROR, "missing|tooltalk replay": ERROR})
     # `tooltalk replay` lists JSON files that are not conversations as skipped (a folder of
     # predictions may hold a summary file) and replays each file on its own (no totals by
     # name); a file less is a smaller folder.
@@ -282,8 +280,8 @@ def inputs() -> list[Input]:
                      accepted_by={**{f"{b}|{c}": ACCEPTED for b in ("benchmark-unknown",
                                                                   "option-unknown")
                                      for c in ("report", "report --html", "compare", "export")},
-                                  **{f"{b}|{c}": GAP for b in ("benchmark-unknown",
-                                                               "option-unknown")
+                                  **{f"{b}|{c}": ERROR for b in ("benchmark-unknown",
+                                                                 "option-unknown")
                                      for c in ("score", "judge", "run --resume")},
                                   "option-unknown|judge": ACCEPTED})
     samples = Input("samples.jsonl", "run/samples.jsonl", RUN_COMMANDS, tuple(
@@ -311,17 +309,15 @@ def inputs() -> list[Input]:
         # A torn last line is what a killed run leaves: readers skip it, resume cuts it off;
         # only `score`, which rewrites the run's files, refuses (and keeps them).
         # Judging a run with no finished sample is refused ("no queries to judge"). A sample's
-        # output has the benchmark's shape: readers that do not look at it accept any, but
-        # `score` and `run --resume` still fail with a traceback in the benchmark's scorer
-        # (runs/ and the scorers, not this branch's files): a known gap.
+        # output has the benchmark's shape: readers that do not look at it accept any;
+        # `score` refuses an output its benchmark cannot score, naming the sample.
         accepted_by={**{f"torn-tail|{c}": ACCEPTED for c in (*READ_ONLY, "run --resume")},
-                     # refused in one line, but naming the run rather than samples.jsonl
-                     "empty|judge": GAP, "missing|judge": ERROR,
+                     "empty|judge": ERROR, "missing|judge": ERROR,
                      **{f"{b}|run --resume": ACCEPTED for b in ("output-list", "output-string")},
                      **{f"{b}|{c}": ACCEPTED for b in ("output-list", "output-string")
                         for c in READ_ONLY},
-                     **{f"{b}|score": GAP for b in ("output-list", "output-string")},
-                     "id-int|judge": GAP})  # refused, but naming the run, not the line
+                     **{f"{b}|score": ERROR for b in ("output-list", "output-string")},
+                     "id-int|judge": ERROR})
     # compare recomputes every metric from samples.jsonl; a run without scores.json (never
     # scored) is reported without its headline table.
     scores = Input("scores.json", "run/scores.json", ("report", "report --html"),

@@ -229,6 +229,11 @@ class RunStore:
         ``project`` replaces each record's ``output`` as it is read (see :func:`without_output`):
         aggregating 10,000 records then holds their scores, not their transcripts.
         """
+        for _, record in self.lines(project):
+            yield record
+
+    def lines(self, project: Projection | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+        """:meth:`records` with the line number of each (for messages that name it)."""
         f = self.samples_path
         if f.is_dir():
             raise RunStoreError(f"{f}: is a folder, expected a file")
@@ -253,7 +258,7 @@ class RunStore:
                     SampleRecord.from_dict(doc, f"{f}: line {lineno}")
                 except RecordError as e:
                     raise RunStoreError(str(e)) from None
-                yield project_record(doc, project) if project is not None else doc
+                yield lineno, (project_record(doc, project) if project is not None else doc)
 
     def latest(self, project: Projection | None = None) -> dict[tuple[str, int], dict[str, Any]]:
         """The last record written for each (sample id, epoch), in first-written order."""
@@ -268,12 +273,13 @@ class RunStore:
             index[sample_key(r)] = n
         return index
 
-    def records_at(self, numbers: set[int],
-                   project: Projection | None = None) -> Iterator[dict[str, Any]]:
-        """The records whose number (see :meth:`latest_index`) is in ``numbers``, in file order."""
-        for n, r in enumerate(self.records(project)):
+    def records_at(self, numbers: set[int], project: Projection | None = None
+                   ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line number, record) of the records whose number (see :meth:`latest_index`) is in
+        ``numbers``, in file order."""
+        for n, (lineno, r) in enumerate(self.lines(project)):
             if n in numbers:
-                yield r
+                yield lineno, r
 
     def finished(self) -> set[tuple[str, int]]:
         """Samples that need no re-run: completed ones (errored samples are retried on resume)."""

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
 from toolscore.benchmarks.registry import benchmark_class, make_benchmark
-from toolscore.records import RunConfig, RunStore, RunStoreError, sample_key
+from toolscore.records import RUN_FILE, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record, without_output
 from toolscore.runs.runner import RunOptions, RunSummary, execute_run, new_run_config, rescore
 
@@ -226,7 +226,7 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
     with one that is not registered). ``shard`` as for :func:`evaluate_async`."""
     store = RunStore(run_dir)
     config = store.config()
-    bench = benchmark or rebuild_benchmark(config)
+    bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE)
     parts = parse_shard(shard)
     with store.lock(shared=parts is not None):
         return await _execute(bench, store, config.model, config.base_url, config.epochs,
@@ -247,19 +247,29 @@ def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
         raise RunStoreError(f"{path / 'run.json'}: field 'model_args': {e}") from None
 
 
-def rebuild_benchmark(config: RunConfig, **overrides: Any) -> Benchmark:
-    """The benchmark a run.json describes (``overrides`` replace some of its options)."""
+def rebuild_benchmark(config: RunConfig, source: str | Path = RUN_FILE,
+                      **overrides: Any) -> Benchmark:
+    """The benchmark a run.json describes (``overrides`` replace some of its options); a
+    benchmark that is not installed or an option it does not take is one line naming
+    ``source`` (the run.json) and the field."""
     try:
         cls = benchmark_class(config.benchmark)
     except LookupError as e:
-        raise RunStoreError(f"{e}; pass the Benchmark object to rebuild this run") from None
+        raise RunStoreError(f"{source}: benchmark: {e}; pass the Benchmark object to rebuild "
+                            "this run") from None
     options = dict(config.options)
     if config.format_version < 2:  # 0.1.0 stored options every benchmark had to swallow
         known = {f.name for f in option_fields(cls.Options)}
         options = {k: v for k, v in options.items() if k in known}
+    stored = set(options) - set(overrides)
     options.update(overrides)
     data = config.data if cls.dataset is not None else None
-    return make_benchmark(config.benchmark, data, download=False, **options)
+    try:
+        return make_benchmark(config.benchmark, data, download=False, **options)
+    except OptionError as e:
+        if not any(repr(k) in str(e) for k in stored):
+            raise  # an override the caller gave: the caller's mistake, said as such
+        raise RunStoreError(f"{source}: options: {e}") from None
 
 
 async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str | None,
@@ -328,7 +338,7 @@ def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: boo
     """
     store = RunStore(run_dir)
     config = store.config()
-    bench = benchmark or rebuild_benchmark(config, **overrides)
+    bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE, **overrides)
     shown = RunConfig(**{**config.to_dict(), "benchmark_config": bench.config()})
     index = store.latest_index()
     order = {n: i for i, n in enumerate(index.values())}  # aggregate in first-written order

@@ -21,7 +21,7 @@ from typing import Any
 from toolscore.benchmarks.base import Benchmark, Sample
 from toolscore.models.accounting import UsageLedger, usage_ledger
 from toolscore.models.base import InfraError
-from toolscore.records import RunConfig, RunStore
+from toolscore.records import RunConfig, RunStore, RunStoreError
 from toolscore.runs.progress import Progress
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
@@ -181,7 +181,14 @@ def rescore(benchmark: Benchmark, store: RunStore,
     samples = {s.id: s for s in benchmark.samples()}
     if numbers is None:
         numbers = set(store.latest_index().values())
-    for r in store.records_at(numbers):
+    for lineno, r in store.records_at(numbers):
         if r.get("status") == "ok" and r["id"] in samples:
-            r["scores"] = benchmark.score(r["output"], samples[r["id"]])
+            try:
+                r["scores"] = benchmark.score(r["output"], samples[r["id"]])
+            except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
+                # the protocol wrote this output: a shape it cannot score is a damaged file
+                raise RunStoreError(
+                    f"{store.samples_path}: line {lineno} (sample {r['id']!r} epoch "
+                    f"{r.get('epoch', 0)}): output: not in the shape {benchmark.name} stores "
+                    f"({type(e).__name__}: {e})") from None
         yield r

@@ -164,11 +164,21 @@ def load_run_report(run_dir: str | Path) -> tuple[list[Sample], dict[str, Any]]:
 
     store = RunStore(run_dir)
     config = store.read_config()
-    records = list(store.latest().values())
+    where = {}  # (id, epoch) -> line of its latest record, for messages
+    for lineno, r in store.lines():
+        where[(str(r["id"]), int(r.get("epoch", 0)))] = (lineno, r)
+    if not where:
+        raise ValueError(f"{store.samples_path}: no finished sample to judge")
+    line_of = {id(r): n for n, r in where.values()}
+    records = [r for _, r in where.values()]
     benchmark_name = str(config.get("benchmark") or "")
     method = str(config.get("model") or "")
     try:
         benchmark = _benchmark(config)
+    except LookupError as e:  # not installed: the run names a benchmark this machine lacks
+        if benchmark_name != "autode":
+            raise ValueError(f"{store.path / 'run.json'}: benchmark: {e}") from None
+        benchmark = None
     except Exception:
         if benchmark_name != "autode":  # ToolTalk/demo need the data for the user's turns
             raise
@@ -185,14 +195,16 @@ def load_run_report(run_dir: str | Path) -> tuple[list[Sample], dict[str, Any]]:
         if "turns" in record["output"]:
             conversation = data.get(record["id"])
             if conversation is None:
-                raise LookupError(f"{run_dir}: sample {record['id']!r} is not in the "
+                raise LookupError(f"{store.samples_path}: line {line_of[id(record)]}: field "
+                                  f"'id': sample {record['id']!r} is not in the "
                                   f"{benchmark_name} data the run names")
             samples.append(_conversation_sample(record, conversation, benchmark, method,
                                                 benchmark_name, qid))
         elif "content" in record["output"]:
             samples.append(_autode_sample(record, benchmark, method, benchmark_name, qid))
         else:
-            raise ValueError(f"{run_dir}: sample {record['id']!r}: field 'output': neither "
+            raise ValueError(f"{store.samples_path}: line {line_of[id(record)]}: field 'output': "
+                             f"sample {record['id']!r}: neither "
                              "'turns' (ToolTalk/demo) nor 'content' (AutoDE)")
     notes = {"run_dir": str(run_dir), "benchmark": benchmark_name, "model": method,
              "samples": len(samples), "skipped_errors": skipped}

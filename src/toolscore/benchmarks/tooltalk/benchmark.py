@@ -13,7 +13,12 @@ from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample, option
 from toolscore.benchmarks.tooltalk import final_state, protocol
-from toolscore.benchmarks.tooltalk.data import load_conversations, load_databases, make_environment
+from toolscore.benchmarks.tooltalk.data import (
+    load_conversations,
+    load_databases,
+    make_environment,
+    require_databases,
+)
 from toolscore.benchmarks.tooltalk.report_view import ToolTalkReport
 from toolscore.benchmarks.tooltalk.scoring import (
     ConversationScore,
@@ -177,7 +182,8 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         """Conversations and databases load before the first model call: a broken file is
         one line and exit 2, not an error (or a wrong score) in every sample."""
         self.samples()
-        self.databases  # noqa: B018 - loads and validates every database
+        if self.remote is None:
+            require_databases(self.data_dir, self.databases, self.plugins)
         if self.protocol == FREE_RUNNING:
             free_running_protocol()  # not installed: one line now, not an error per sample
 

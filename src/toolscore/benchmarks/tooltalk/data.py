@@ -95,6 +95,16 @@ def load_databases(root: Path) -> dict[str, Any]:
     return databases
 
 
+def require_databases(root: Path, databases: dict[str, Any], plugins: list[Plugin]) -> None:
+    """Every database the plugins name is in ``databases``: checked before the first model
+    call, so a missing file is one line, not an error in every sample."""
+    for plugin in plugins:
+        for name in plugin.databases:
+            if name not in databases:
+                raise DataError(f"{_label(Path(root), Path(root) / 'databases' / (name + '.json'))}"
+                                f": missing (plugin {plugin.name} keeps its state there)")
+
+
 def make_environment(conversation: Conversation, databases: dict[str, Any],
                      plugins: list[Plugin] | None = None) -> Environment:
     """The simulated world of one conversation, set as the state ``reset()`` returns to.

@@ -21,6 +21,7 @@ from toolscore.benchmarks.tooltalk.data import (
     conversation_from_dict,
     load_databases,
     make_environment,
+    require_databases,
 )
 from toolscore.benchmarks.tooltalk.predictions import PredictionFormatError, read_prediction_file
 from toolscore.benchmarks.tooltalk.protocol import start_turn
@@ -113,6 +114,9 @@ def replay_directory(directory: str | Path, data_dir: str | Path,
     """
     directory = Path(directory)
     databases = load_databases(Path(data_dir))
+    if plugins is None:
+        from toolscore.benchmarks.tooltalk.plugins import PLUGINS as plugins
+    require_databases(Path(data_dir), databases, plugins)
     total = ReplayReport()
     for path in prediction_files(directory):
         label = str(path.relative_to(directory))
