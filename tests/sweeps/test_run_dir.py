@@ -70,16 +70,22 @@ def test_shards_run_at_once_into_one_directory(tmp_path: Path,
                          out=tmp_path / "whole")
     out = tmp_path / "sharded"
     with FakeOpenAIServer(oracle.responder, latency=0.02) as srv:
+        failures: list[BaseException] = []
+
         def shard(k: int) -> None:
-            asyncio.run(api.evaluate_async(
-                "demo", "openai/fake", base_url=srv.base_url, embedder="hashing", epochs=2,
-                cache=None, out=out, shard=f"{k}/3", max_concurrency=2))
+            try:
+                asyncio.run(api.evaluate_async(
+                    "demo", "openai/fake", base_url=srv.base_url, embedder="hashing",
+                    epochs=2, cache=None, out=out, shard=f"{k}/3", max_concurrency=2))
+            except BaseException as e:  # noqa: BLE001 - a thread's error must fail the test
+                failures.append(e)
 
         threads = [threading.Thread(target=shard, args=(k,)) for k in (1, 2, 3)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
+        assert failures == []  # e.g. shards writing run.json at once must not collide
         assert srv.requests == 2 * oracle.calls
     keys = [(r["id"], r["epoch"]) for r in RunStore(out).records()]
     assert len(keys) == len(set(keys)) == 12

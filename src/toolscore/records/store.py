@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -194,7 +195,9 @@ class RunStore:
             config = RunConfig.from_dict({"format_version": FORMAT_VERSION, **config},
                                          str(self.path / RUN_FILE))
         self.path.mkdir(parents=True, exist_ok=True)
-        tmp = self.path / (RUN_FILE + ".tmp")
+        # a name of this writer's own: shards starting together each write run.json, and a
+        # shared temporary name would be renamed away under another writer
+        tmp = self.path / f"{RUN_FILE}.{os.getpid()}.{threading.get_ident()}.tmp"
         tmp.write_text(json.dumps(config.to_dict(), indent=2, sort_keys=True, default=str))
         os.replace(tmp, self.path / RUN_FILE)
 
