@@ -116,7 +116,6 @@ def replay_directory(directory: str | Path, data_dir: str | Path,
     databases = load_databases(Path(data_dir))
     if plugins is None:
         from toolscore.benchmarks.tooltalk.plugins import PLUGINS as plugins
-    require_databases(Path(data_dir), databases, plugins)
     total = ReplayReport()
     for path in prediction_files(directory):
         label = str(path.relative_to(directory))
@@ -129,6 +128,11 @@ def replay_directory(directory: str | Path, data_dir: str | Path,
             continue
         predicted = read_prediction_file(path)
         conversation = conversation_from_dict(raw, path, label)
+        called = ({c.name for t in conversation.turns for c in t.apis}
+                  | {c.name for t in predicted.turns for c in t.predictions})
+        # the databases of the plugins this file calls: a partial world of one's own replays
+        require_databases(Path(data_dir), databases,
+                          [p for p in plugins if any(t.name in called for t in p.tools)])
         one = replay_conversation(conversation, predicted.turns, databases, label, plugins)
         total.files += 1
         total.calls += one.calls
