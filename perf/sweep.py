@@ -43,7 +43,7 @@ def serve(conn: Connection, latency: float) -> None:
         conn.send({"base_url": srv.base_url, "calls": rec.calls, "chain": rec.chain()})
         while conn.recv() == "stats":
             conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight})
-            srv.max_in_flight = 0
+            srv.max_in_flight = srv.requests = 0  # per executor, not cumulative
 
 
 def plan(folder: Path, base_url: str, units: int, epochs: int, limit: int) -> Path:
