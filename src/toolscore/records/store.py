@@ -310,14 +310,19 @@ class RunStore:
             fh.flush()
 
     def partial_tail(self) -> int | None:
-        """The line number of a partial last line (a writer killed mid-line), else None."""
+        """The line number of a partial last line (a writer killed mid-line), else None. Reads
+        the last byte, and counts lines in chunks only when it is not a newline."""
         f = self.samples_path
         if not f.is_file():
             return None
-        data = f.read_bytes()
-        if not data or data.endswith(b"\n"):
-            return None
-        return data.count(b"\n") + 1
+        with open(f, "rb") as fh:
+            if fh.seek(0, os.SEEK_END) == 0:
+                return None
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) == b"\n":
+                return None
+            fh.seek(0)
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b"")) + 1
 
     def rewrite(self, records: Iterable[dict[str, Any]]) -> None:
         """Replace samples.jsonl atomically (used by rescoring); ``records`` may be a stream.
@@ -331,9 +336,13 @@ class RunStore:
                                 "was stopped while writing it); resume the run to finish it, "
                                 "then score; the run's files are left as they are")
         tmp = self.path / (SAMPLES_FILE + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for r in records:
-                fh.write(json_line(r))
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for r in records:
+                    fh.write(json_line(r))
+        except BaseException:  # a stream that fails half-way leaves the run as it was
+            tmp.unlink(missing_ok=True)
+            raise
         os.replace(tmp, self.samples_path)
 
     def write_scores(self, scores: dict[str, Any]) -> None:
