@@ -1,6 +1,7 @@
 """Per-tool-call overhead of serving a ToolTalk world over MCP, against the in-process call.
 
-Runs ``toolscore mcp serve``'s HTTP app (uvicorn on 127.0.0.1, in a thread of this process)
+Runs ``toolscore mcp serve``'s HTTP app (uvicorn on 127.0.0.1, in a thread of this process, or
+with ``--server-process`` in a process of its own, as a served world runs beside an agent)
 and drives one episode with the MCP SDK's own streamable-HTTP client: the same read-only call
 (``QueryUser``, a small response; ``GetAlarms``-style calls cost the same) a few hundred times,
 timed one by one, after a warm-up. The in-process figure is ``Environment.call`` on the same
@@ -27,11 +28,44 @@ def percentiles(samples: list[float]) -> tuple[float, float, float]:
             ordered[(len(ordered) * 9) // 10])
 
 
+def _create_episode(port: int) -> str:
+    """A new episode over the HTTP API, as an agent's harness makes one; its MCP URL."""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/episodes", method="POST",
+                                     data=b"{}", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as resp:  # noqa: S310 - loopback only
+        return str(json.loads(resp.read())["mcp_url"])
+
+
+def serve(conversation: str, port: int, ready: object) -> None:
+    """Child process: the served world's HTTP app on ``port``; ``ready`` set once it listens."""
+    import uvicorn
+
+    from toolscore.serve.episodes import Episodes
+    from toolscore.serve.http import create_app
+    from toolscore.serve.world import ServedWorld
+
+    world = ServedWorld.create("tooltalk", conversation=conversation, embedder="hashing")
+    server = uvicorn.Server(uvicorn.Config(create_app(Episodes(world)), host="127.0.0.1",
+                                           port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    ready.set()  # type: ignore[attr-defined]
+    thread.join()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--conversation", default="AddAlarm-easy")
     parser.add_argument("--mode", default="auto", help="MCP client mode: auto | legacy")
+    parser.add_argument("--server-process", action="store_true",
+                        help="Serve from another process (client and server then do not share "
+                             "one interpreter lock).")
     args = parser.parse_args()
 
     import anyio
@@ -54,18 +88,31 @@ def main() -> None:
         env.call(name, arguments)
         local.append((time.perf_counter() - start) * 1000)
 
-    episodes = Episodes(world)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(episodes), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    episode = episodes.create()
-    url = f"http://127.0.0.1:{port}/episodes/{episode.id}/mcp"
+    if args.server_process:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        ready = ctx.Event()
+        proc = ctx.Process(target=serve, args=(args.conversation, port, ready), daemon=True)
+        proc.start()
+        ready.wait(60)
+        url = _create_episode(port)
+        stop = proc.terminate
+    else:
+        server = uvicorn.Server(uvicorn.Config(create_app(Episodes(world)), host="127.0.0.1",
+                                               port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.02)
+        url = _create_episode(port)
+
+        def stop() -> None:
+            server.should_exit = True
+            thread.join(10)
 
     async def drive() -> list[float]:
         timings = []
@@ -79,8 +126,7 @@ def main() -> None:
         return timings
 
     remote = anyio.run(drive)
-    server.should_exit = True
-    thread.join(10)
+    stop()
 
     lp, lm, lq = percentiles(local)
     rp, rm, rq = percentiles(remote)
@@ -88,8 +134,9 @@ def main() -> None:
     print(f"  in-process      median {lm:7.3f}   p10 {lp:7.3f}   p90 {lq:7.3f}")
     print(f"  MCP over HTTP   median {rm:7.3f}   p10 {rp:7.3f}   p90 {rq:7.3f}")
     verdict = "under" if rm - lm < 2.0 else "OVER"
-    print(f"  overhead        median {rm - lm:7.3f}   ({verdict} the 2 ms target; client and "
-          "server share this process and its GIL)")
+    where = ("server in its own process" if args.server_process
+             else "client and server share this process and its GIL")
+    print(f"  overhead        median {rm - lm:7.3f}   ({verdict} the 2 ms target; {where})")
 
 
 if __name__ == "__main__":
