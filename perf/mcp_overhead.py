@@ -39,21 +39,28 @@ def _create_episode(port: int) -> str:
         return str(json.loads(resp.read())["mcp_url"])
 
 
-def serve(conversation: str, port: int, ready: object) -> None:
-    """Child process: the served world's HTTP app on ``port``; ``ready`` set once it listens."""
+def start_server(world: object, port: int) -> tuple[object, threading.Thread]:
+    """The served world's HTTP app (uvicorn) on ``port`` in a thread, once it listens."""
     import uvicorn
 
     from toolscore.serve.episodes import Episodes
     from toolscore.serve.http import create_app
-    from toolscore.serve.world import ServedWorld
 
-    world = ServedWorld.create("tooltalk", conversation=conversation, embedder="hashing")
     server = uvicorn.Server(uvicorn.Config(create_app(Episodes(world)), host="127.0.0.1",
                                            port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.02)
+    return server, thread
+
+
+def serve(conversation: str, port: int, ready: object) -> None:
+    """Child process: the served world on ``port``; ``ready`` set once it listens."""
+    from toolscore.serve.world import ServedWorld
+
+    world = ServedWorld.create("tooltalk", conversation=conversation, embedder="hashing")
+    _, thread = start_server(world, port)
     ready.set()  # type: ignore[attr-defined]
     thread.join()
 
@@ -69,11 +76,8 @@ def main() -> None:
     args = parser.parse_args()
 
     import anyio
-    import uvicorn
     from mcp import Client
 
-    from toolscore.serve.episodes import Episodes
-    from toolscore.serve.http import create_app
     from toolscore.serve.world import ServedWorld
 
     world = ServedWorld.create("tooltalk", conversation=args.conversation, embedder="hashing")
@@ -102,16 +106,11 @@ def main() -> None:
         url = _create_episode(port)
         stop = proc.terminate
     else:
-        server = uvicorn.Server(uvicorn.Config(create_app(Episodes(world)), host="127.0.0.1",
-                                               port=port, log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.02)
+        server, thread = start_server(world, port)
         url = _create_episode(port)
 
         def stop() -> None:
-            server.should_exit = True
+            server.should_exit = True  # type: ignore[attr-defined]
             thread.join(10)
 
     async def drive() -> list[float]:
