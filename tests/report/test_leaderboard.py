@@ -316,3 +316,31 @@ def test_page_sorts_links_and_never_runs_names(browser: Browser, root: Path, hos
     assert (page.parent / href).resolve() == (root / "demo-near" / "report.html").resolve()
     assert (root / "demo-near" / "report.html").is_file()
     assert browser.errors() == []
+
+
+def test_a_metric_of_mistakes_ranks_the_fewest_first(tmp_path: Path) -> None:
+    """Incorrect actions: the model that makes none is ranked first, not last."""
+    from toolscore.testing.openai_server import FakeOpenAIServer as Server
+    from toolscore.testing.openai_server import reply_to_completion as completion
+    from toolscore.types import Message as Msg
+    from toolscore.types import ToolCall
+
+    def careless(request: dict[str, Any]) -> dict[str, Any]:
+        """Adds junk to the shopping list at the start of every turn, then says it is done."""
+        if request["messages"][-1]["role"] == "user":
+            call = ToolCall("c1", "AddItem", json.dumps({"name": "junk", "quantity": 99}))
+            return completion(Msg(role="assistant", tool_calls=[call]))
+        return completion(Msg(role="assistant", content="Done."))
+
+    demo = {"embedder": "hashing", "cache": None}
+    evaluate("demo", "oracle", out=tmp_path / "oracle", **demo)
+    with Server(careless) as srv:
+        evaluate("demo", "openai/careless", base_url=srv.base_url, out=tmp_path / "careless",
+                 **demo)
+    doc = build_leaderboard([tmp_path], metric="incorrect actions", n_resamples=N)
+    ranked = doc["boards"][0]
+    assert ranked["metric"]["higher_is_better"] is False
+    values = {c["model_label"]: c["value"] for c in ranked["cells"]}
+    assert values["oracle"] == 0.0 and values["openai/careless"] > 0.0
+    assert [c["model_label"] for c in ranked["cells"]] == ["oracle", "openai/careless"]
+    assert [c["rank"] for c in ranked["cells"]] == [1, 2]

@@ -54,7 +54,8 @@ class IntervalMetric:
     mean of ``numerator`` over records. ``empty`` is the value the benchmark gives a ratio whose
     denominator sums to zero. ``key`` names the published value in each group of
     ``scores.json`` (None: the value is computed from the records). ``kind`` is "rate" (shown as
-    a percentage) or "number".
+    a percentage) or "number". ``higher_is_better`` is False for a metric of mistakes (e.g.
+    ToolTalk's incorrect-action rate): a leaderboard ranks the lowest first.
     """
 
     label: str
@@ -63,6 +64,7 @@ class IntervalMetric:
     key: str | None = None
     kind: Literal["rate", "number"] = "rate"
     empty: float = float("nan")
+    higher_is_better: bool = True
 
 
 @dataclass

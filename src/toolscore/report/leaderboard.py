@@ -10,7 +10,8 @@ so the leaderboard cannot disagree with the per-run report or with a pairwise co
 Runs are grouped into *boards*: one benchmark, one split, one setting of the benchmark's
 options (options that differ between runs of the benchmark, such as ``strict``, make separate
 boards, because a reference score and a strict score are not the same number). Within a board
-the models are ranked by the headline metric (higher first) and every model is tested against
+the models are ranked by the headline metric (the best first: higher, or lower for a metric of
+mistakes) and every model is tested against
 the best one on the (sample, epoch) pairs both finished; a model whose difference from the
 best is not significant at ``alpha`` is marked as tied with it. Units of a sweep plan that have
 not run yet appear as missing cells, so a half-finished sweep shows what it lacks.
@@ -155,7 +156,8 @@ def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | Non
         "model_label": model_label(str(config.get("model")), config.get("model_args")),
         "options": config.get("options") or {}, "mode": doc["mode"], "split": key,
         "metric": None if spec is None else {"label": spec.label, "key": spec.key,
-                                             "kind": spec.kind},
+                                             "kind": spec.kind,
+                                             "higher_is_better": spec.higher_is_better},
         "value": None if row is None else row["value"],
         "low": None if row is None else row["low"], "high": None if row is None else row["high"],
         "n": None if row is None else row["n"], "published": bool(row and row["published"]),
@@ -206,9 +208,12 @@ def _test(a: dict[str, Any], b: dict[str, Any], *, seed: int, n_resamples: int,
 
 def _rank(cells: list[dict[str, Any]], *, alpha: float, seed: int,
           n_resamples: int) -> None:
-    """Order a board's finished cells by value, test each against the best and the one above."""
+    """Order a board's finished cells by value (the best first: the lowest for a metric of
+    mistakes), test each against the best and the one above."""
     scored = [c for c in cells if c.get("value") is not None]
-    scored.sort(key=lambda c: (-float(c["value"]), c["model_label"]))
+    sign = {id(c): 1.0 if getattr(c["_spec"], "higher_is_better", True) else -1.0
+            for c in scored}
+    scored.sort(key=lambda c: (-sign[id(c)] * float(c["value"]), c["model_label"]))
     for i, cell in enumerate(scored):
         cell["rank"] = i + 1
         if i == 0:

@@ -27,7 +27,7 @@ INTERVAL_METRICS = [
     IntervalMetric("action precision", "valid_actions", "actions", key="action_precision",
                    empty=1.0),
     IntervalMetric("incorrect actions", "bad_actions", "actions", key="incorrect_action_rate",
-                   empty=0.0),
+                   empty=0.0, higher_is_better=False),
     IntervalMetric("soft success", "soft_success", key="soft_success"),
 ]
 FINAL_STATE = IntervalMetric("final-state success", "final_state_success",
