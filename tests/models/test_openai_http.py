@@ -93,6 +93,18 @@ async def _raw_server(reply: bytes) -> tuple[asyncio.AbstractServer, str]:
     return server, f"http://{host}:{port}/v1"
 
 
+async def _failed_post(server: asyncio.AbstractServer, url: str, timeout: float) -> InfraError:
+    """The InfraError of one post to ``url`` (served by ``server``, closed afterwards)."""
+    endpoint = ChatEndpoint(url, "k", timeout=timeout)
+    try:
+        with pytest.raises(InfraError) as err:
+            await endpoint.post(b"{}")
+        return err.value
+    finally:
+        await endpoint.aclose()
+        server.close()
+
+
 @pytest.mark.parametrize(("reply", "text"), [
     (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\nnot j",
      "API error: response body is not JSON"),
@@ -100,16 +112,7 @@ async def _raw_server(reply: bytes) -> tuple[asyncio.AbstractServer, str]:
 ])
 def test_unreadable_replies_are_retryable_infra_errors(reply: bytes, text: str) -> None:
     async def go() -> InfraError:
-        server, url = await _raw_server(reply)
-        endpoint = ChatEndpoint(url, "k", timeout=5)
-        try:
-            with pytest.raises(InfraError) as err:
-                await endpoint.post(b"{}")
-            return err.value
-        finally:
-            await endpoint.aclose()
-            server.close()
-            await server.wait_closed()
+        return await _failed_post(*await _raw_server(reply), timeout=5)
 
     err = asyncio.run(go())
     assert err.retryable and str(err).startswith(text)
@@ -123,14 +126,7 @@ def test_a_timeout_is_the_sdks_retryable_408() -> None:
 
         server = await asyncio.start_server(silent, "127.0.0.1", 0)
         host, port = server.sockets[0].getsockname()[:2]
-        endpoint = ChatEndpoint(f"http://{host}:{port}/v1", "k", timeout=0.2)
-        try:
-            with pytest.raises(InfraError) as err:
-                await endpoint.post(b"{}")
-            return err.value
-        finally:
-            await endpoint.aclose()
-            server.close()
+        return await _failed_post(server, f"http://{host}:{port}/v1", timeout=0.2)
 
     err = asyncio.run(go())
     assert (err.retryable, err.status, str(err)) == (True, 408, "request timed out: "
