@@ -7,10 +7,11 @@ benchmarks are declared the same way, so an installed package's benchmark runs w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolscore.benchmarks.base import Benchmark, parse_options
+from toolscore.benchmarks.base import Benchmark, option_fields, parse_options
 from toolscore.entrypoints import BENCHMARKS, ExtensionError
 
 
@@ -41,3 +42,21 @@ def make_benchmark(name: str, data: str | Path | None = None, *, download: bool 
     cls = benchmark_class(name)
     opts = parse_options(cls.Options, options, f"benchmark {name!r}")
     return cls.create(cls.locate_data(data, opts, download), opts)
+
+
+def benchmark_from_run(config: Mapping[str, Any], *, drop_unknown: bool = False,
+                       **overrides: Any) -> Benchmark:
+    """The benchmark a run.json (``config``, as a dict) describes, with its data folder and
+    options; ``overrides`` replace some options. Options the benchmark no longer declares are
+    dropped for runs written by 0.1.0 (which stored every benchmark's options) and, with
+    ``drop_unknown``, for any run; otherwise they are a one-line OptionError. Never downloads:
+    a run is rebuilt from the data it was made with (or the usual lookup when that is gone)."""
+    name = str(config.get("benchmark"))
+    cls = benchmark_class(name)
+    options = dict(config.get("options") or {})
+    if drop_unknown or int(config.get("format_version") or 2) < 2:
+        known = {f.name for f in option_fields(cls.Options)}
+        options = {k: v for k, v in options.items() if k in known}
+    options.update(overrides)
+    data = config.get("data") if cls.dataset is not None else None
+    return make_benchmark(name, data, download=False, **options)

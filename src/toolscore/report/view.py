@@ -14,15 +14,12 @@ wrong, so it must not be the thing that breaks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import (
     Benchmark,
     Breakdown,
     IntervalMetric,
-    option_fields,
-    parse_options,
 )
 from toolscore.entrypoints import one_line
 from toolscore.report.usage import role_models
@@ -115,22 +112,9 @@ class RunView:
         return {"judge": models.get("judge"), "user": user}
 
 
-def _rebuild(cls: type[Benchmark], config: dict[str, Any]) -> Benchmark:
-    options = dict(config.get("options") or {})
-    if int(config.get("format_version") or 2) < 2:  # 0.1.0 stored options of every benchmark
-        known = {f.name for f in option_fields(cls.Options)}
-        options = {k: v for k, v in options.items() if k in known}
-    name = str(config.get("benchmark"))
-    parsed = parse_options(cls.Options, options, f"benchmark {name!r}")
-    data = config.get("data")
-    if cls.dataset is not None and not data:
-        raise ValueError("run.json names no data folder")
-    return cls.create(Path(data) if cls.dataset is not None else None, parsed)
-
-
 def run_view(config: dict[str, Any]) -> RunView:
     """The view of the run whose ``run.json`` is ``config`` (never raises)."""
-    from toolscore.benchmarks.registry import benchmark_class
+    from toolscore.benchmarks.registry import benchmark_class, benchmark_from_run
 
     name = str(config.get("benchmark"))
     try:
@@ -139,7 +123,7 @@ def run_view(config: dict[str, Any]) -> RunView:
         return RunView(config, Benchmark, Benchmark(), False,
                        f"shown generically: {one_line(e)}")
     try:
-        return RunView(config, cls, _rebuild(cls, config), True)
+        return RunView(config, cls, benchmark_from_run(config), True)
     except Exception as e:  # missing data folder, changed options, a broken constructor
         return RunView(config, cls, Benchmark(), False,
                        f"records shown generically: benchmark {name!r} could not be rebuilt "

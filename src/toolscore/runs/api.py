@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
-from toolscore.benchmarks.registry import benchmark_class, make_benchmark
+from toolscore.benchmarks.registry import benchmark_class, benchmark_from_run, make_benchmark
 from toolscore.records import RUN_FILE, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record, without_output
 from toolscore.runs.runner import RunOptions, RunSummary, execute_run, new_run_config, rescore
@@ -253,21 +253,14 @@ def rebuild_benchmark(config: RunConfig, source: str | Path = RUN_FILE,
     benchmark that is not installed or an option it does not take is one line naming
     ``source`` (the run.json) and the field."""
     try:
-        cls = benchmark_class(config.benchmark)
+        benchmark_class(config.benchmark)
     except LookupError as e:
         raise RunStoreError(f"{source}: benchmark: {e}; pass the Benchmark object to rebuild "
                             "this run") from None
-    options = dict(config.options)
-    if config.format_version < 2:  # 0.1.0 stored options every benchmark had to swallow
-        known = {f.name for f in option_fields(cls.Options)}
-        options = {k: v for k, v in options.items() if k in known}
-    stored = set(options) - set(overrides)
-    options.update(overrides)
-    data = config.data if cls.dataset is not None else None
     try:
-        return make_benchmark(config.benchmark, data, download=False, **options)
+        return benchmark_from_run(config.to_dict(), **overrides)
     except OptionError as e:
-        if not any(repr(k) in str(e) for k in stored):
+        if not any(repr(k) in str(e) for k in set(config.options) - set(overrides)):
             raise  # an override the caller gave: the caller's mistake, said as such
         raise RunStoreError(f"{source}: options: {e}") from None
 

@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolscore.benchmarks.registry import benchmark_from_run
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step
 
 FINISH = "Finish"
@@ -143,21 +144,6 @@ def _autode_sample(record: dict[str, Any], benchmark: Any, method: str, subset: 
     return Sample(qid, "\n".join(users), tools, _answer(method, steps, final), subset)
 
 
-def _benchmark(config: dict[str, Any]) -> Any:
-    """The judged run's benchmark, rebuilt from its run.json (its data folder and options; an
-    option its benchmark no longer takes, as 0.1.0 stored some, is left out)."""
-    import dataclasses
-
-    from toolscore.benchmarks.registry import benchmark_class, make_benchmark
-
-    name = str(config.get("benchmark"))
-    cls = benchmark_class(name)
-    known = {f.name for f in dataclasses.fields(cls.Options)}
-    options = {k: v for k, v in dict(config.get("options") or {}).items() if k in known}
-    data = config.get("data") if cls.dataset is not None else None
-    return make_benchmark(name, data, download=False, **options)
-
-
 def load_run_report(run_dir: str | Path) -> tuple[list[Sample], dict[str, Any]]:
     """The run's finished samples as ToolEval samples, and notes (benchmark, model, skipped)."""
     from toolscore.records import RunStore
@@ -174,7 +160,7 @@ def load_run_report(run_dir: str | Path) -> tuple[list[Sample], dict[str, Any]]:
     benchmark_name = str(config.get("benchmark") or "")
     method = str(config.get("model") or "")
     try:
-        benchmark = _benchmark(config)
+        benchmark = benchmark_from_run(config, drop_unknown=True)
     except LookupError as e:  # not installed: the run names a benchmark this machine lacks
         if benchmark_name != "autode":
             raise ValueError(f"{store.path / 'run.json'}: benchmark: {e}") from None
