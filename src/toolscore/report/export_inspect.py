@@ -99,9 +99,7 @@ def _results(bench: str, metrics: dict[str, Any] | None, totals: _Totals) -> dic
     for group, row in rows.items():
         shown = {c.key: c for c in columns}
         scores.append({
-            "name": str(group), "scorer": bench,
-            "scored_samples": totals.total - totals.errors, "unscored_samples": totals.errors,
-            "params": {},
+            "name": str(group), "scorer": bench, "params": {},
             "metrics": {c.key: {"name": c.key, "value": row[c.key], "params": {},
                                 "metadata": {"title": c.title, "kind": c.kind}}
                         for c in columns if isinstance(row.get(c.key), (int, float))

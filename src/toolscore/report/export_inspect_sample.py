@@ -120,16 +120,37 @@ def view_messages(shown: dict[str, Any], model: str) -> tuple[list[dict[str, Any
     if isinstance(system, str) and system:
         messages.append({"role": "system", "content": system})
     asides: list[str] = []
+    seen: set[str] = set()
     for metadata, group in groups:
+        renamed: dict[str, str] = {}
         for m in group:
             if not isinstance(m, dict):
                 continue
             doc = chat_message(m, model, metadata)
-            if doc is not None:
-                messages.append(doc)
-            elif m.get("content"):
-                asides.append(f"{m.get('role')}: {_text(m.get('content'))}")
+            if doc is None:
+                if m.get("content"):
+                    asides.append(f"{m.get('role')}: {_text(m.get('content'))}")
+                continue
+            _unique_ids(doc, seen, renamed)
+            messages.append(doc)
     return messages, asides
+
+
+def _unique_ids(doc: dict[str, Any], seen: set[str], renamed: dict[str, str]) -> None:
+    """Call ids unique in the whole conversation: ToolTalk numbers calls per turn, and Inspect's
+    viewer pairs a result with its call by id across the conversation. A repeated id gets a
+    suffix (``call_0_0#2``), and the results that follow in the same turn point to it."""
+    for call in doc.get("tool_calls") or []:
+        new, n = call["id"], 1
+        while new in seen:
+            n += 1
+            new = f"{call['id']}#{n}"
+        seen.add(new)
+        if new != call["id"]:
+            renamed[call["id"]] = new
+            call["id"] = new
+    if doc["role"] == "tool" and doc.get("tool_call_id") in renamed:
+        doc["tool_call_id"] = renamed[doc["tool_call_id"]]
 
 
 def _output(messages: list[dict[str, Any]], model: str, usage: dict[str, Any]) -> dict[str, Any]:
