@@ -204,10 +204,24 @@ def test_malformed_arguments_are_kept_as_a_parse_error() -> None:
     assert tool_call({"name": "Add", "arguments": {"a": 1}}, 0)["arguments"] == {"a": 1}
 
 
-def test_a_folder_that_is_not_a_run_is_one_line(tmp_path: Path) -> None:
+def test_bad_input_is_one_line(demo_run: Path, tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["export", str(tmp_path), "-f", "inspect"])
     assert done.exit_code == 2 and "not a run directory" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+    done = CliRunner().invoke(app, ["export", str(demo_run), "-f", "inspect", "-o",
+                                    str(tmp_path / "log.txt")])
+    assert done.exit_code == 2 and "must end in .json" in done.stderr
+    assert list(tmp_path.iterdir()) == []
     done = CliRunner().invoke(app, ["export", str(tmp_path), "-f", "csv", "--validate"])
     assert done.exit_code == 2 and "--validate needs --format inspect" in done.stderr
+
+
+def test_a_run_stopped_before_its_end_is_a_started_log(demo_run: Path, tmp_path: Path) -> None:
+    """No scores.json (the run was stopped): no results, Inspect's status "started"."""
+    stopped = tmp_path / "stopped"
+    stopped.mkdir()
+    for name in ("run.json", "samples.jsonl"):
+        (stopped / name).write_bytes((demo_run / name).read_bytes())
+    log = inspect_log.read_eval_log(str(export_inspect(stopped, tmp_path / "stopped.json")))
+    assert log.status == "started" and log.results is None and len(log.samples) == 12

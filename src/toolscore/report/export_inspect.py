@@ -208,6 +208,9 @@ def export_inspect(path: str | Path, out: str | Path | None = None) -> Path:
     the file written."""
     RunStore(path).config()  # a clear error for a path that is not a run directory
     target = Path(out) if out is not None else Path(path) / "inspect" / default_log_name(path)
+    if target.suffix != ".json":
+        raise ValueError(f"{target}: an Inspect log file name must end in .json (Inspect picks "
+                         "its reader by the extension)")
     if target.resolve().parent == Path(path).resolve() and target.name in (
             "run.json", "samples.jsonl", SCORES_FILE):
         raise ValueError(f"{target}: refusing to overwrite the run's own {target.name}")
