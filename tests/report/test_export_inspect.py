@@ -176,6 +176,31 @@ def test_infrastructure_errors_are_unscored_samples_with_an_error(demo_run: Path
     assert log.stats.role_usage["assistant"].total_tokens == tokens
 
 
+def test_eval_zip_holds_the_same_log_with_summaries(demo_run: Path, tmp_path: Path) -> None:
+    """The .eval archive reads back as the same log as the .json one (Inspect's zip reader
+    sorts samples by epoch and id), and the viewer's list of samples is there without them."""
+    zipped = export_inspect(demo_run, tmp_path / "any-name.eval")
+    plain = export_inspect(demo_run, tmp_path / "any-name.json")
+    assert [Path(i.name).name for i in inspect_log.list_eval_logs(str(tmp_path))] == [
+        "any-name.eval"]  # a .eval file is listed whatever its name; this .json is not
+
+    def dump(path: Path) -> dict[str, Any]:
+        doc = inspect_log.read_eval_log(str(path)).model_dump(exclude={"location"})
+        doc["samples"].sort(key=lambda s: (s["epoch"], s["id"]))
+        doc["eval"]["dataset"]["sample_ids"].sort()
+        return doc
+
+    assert dump(zipped) == dump(plain)
+    summaries = inspect_log.read_eval_log_sample_summaries(str(zipped))
+    assert len(summaries) == 12
+    down = [s for s in summaries if s.error]
+    assert [(s.id, s.scores) for s in down] == [("demo-calculate", None)] * 2
+    up = next(s for s in summaries if s.id == "demo-add-item" and s.epoch == 1)
+    assert up.scores["demo"].value["success"] is True and up.message_count >= 3
+    one = inspect_log.read_eval_log_sample(str(zipped), "demo-add-item", 2)
+    assert one.messages[-1].role == "assistant" and one.scores["demo"].answer
+
+
 # -- AutoDE -------------------------------------------------------------------------------------
 @needs("autode")
 def test_autode_dialogue_and_call_read_back(tmp_path: Path) -> None:
@@ -211,7 +236,7 @@ def test_bad_input_is_one_line(demo_run: Path, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     done = CliRunner().invoke(app, ["export", str(demo_run), "-f", "inspect", "-o",
                                     str(tmp_path / "log.txt")])
-    assert done.exit_code == 2 and "must end in .json" in done.stderr
+    assert done.exit_code == 2 and "must end in .json or .eval" in done.stderr
     assert list(tmp_path.iterdir()) == []
     done = CliRunner().invoke(app, ["export", str(tmp_path), "-f", "csv", "--validate"])
     assert done.exit_code == 2 and "--validate needs --format inspect" in done.stderr

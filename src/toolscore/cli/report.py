@@ -363,7 +363,8 @@ def report(
 @click.command("export")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--format", "-f", "fmt", default="csv",
-              help="csv | jsonl | parquet | inspect (an Inspect evaluation log, .json).")
+              help="csv | jsonl | parquet | inspect (an Inspect log: .json, or .eval if -o "
+              "names one).")
 @click.option("--out", "-o", "out", default=None,
               help="Output file ('-' = stdout; default RUN_DIR/export.FORMAT, for inspect "
               "RUN_DIR/inspect/<Inspect's log name>.json).")

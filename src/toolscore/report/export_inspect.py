@@ -26,9 +26,10 @@ How a run maps onto a log:
 
 Memory stays flat in the number of records: a first pass reads records without their outputs
 (which record is the latest of its key, usage, status), the header is written, then records
-are read one at a time and written as they come. JSON rather than Inspect's ``.eval`` zip: the
-JSON layout is Inspect's plain, documented data model; the zip adds a journal and summary
-files that are internal to Inspect's recorder and change between its versions.
+are read one at a time and written as they come. The same documents go into a ``.json`` file
+(the default: one plain JSON document, easy to read and diff) or, when the output is named
+``*.eval``, into Inspect's zip container (:mod:`toolscore.report.export_inspect_eval`: what
+Inspect's viewer handles best on large runs).
 """
 
 from __future__ import annotations
@@ -37,12 +38,14 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 from toolscore.records import RunStore
 from toolscore.records.store import SCORES_FILE, sample_key
+from toolscore.report.export_inspect_eval import write_eval_zip
 from toolscore.report.export_inspect_sample import SampleContext, finite, inspect_sample, usage_doc
 from toolscore.report.tables import headline
 from toolscore.report.usage import record_roles, role_models
@@ -184,41 +187,54 @@ def _header(store: RunStore, totals: _Totals) -> tuple[dict[str, Any], SampleCon
     return head, ctx
 
 
-def write_inspect_log(path: str | Path, fh: IO[str]) -> int:
-    """Write the run at ``path`` as an Inspect JSON log to ``fh``; returns the samples written."""
+def dumps(doc: Any) -> str:
+    """One JSON document as Inspect reads it (no NaN: :func:`finite` has removed them)."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, default=str)
+
+
+def inspect_parts(path: str | Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """(the log's fields besides its samples, the samples one at a time in file order)."""
     store = RunStore(path)
     store.config()  # a clear error for a path that is not a run directory
     totals = _Totals(store)
     head, ctx = _header(store, totals)
-    body = json.dumps(head, ensure_ascii=False, allow_nan=False)
-    fh.write(body[:-1] + ', "samples": [')  # the header's fields first: Inspect reads them
-    written = 0                                 # without parsing the samples
-    for _, record in store.records_at(totals.numbers):
+    return head, (inspect_sample(r, ctx) for _, r in store.records_at(totals.numbers))
+
+
+def write_inspect_log(path: str | Path, fh: IO[str]) -> int:
+    """Write the run at ``path`` as an Inspect JSON log to ``fh``; returns the samples written."""
+    head, samples = inspect_parts(path)
+    fh.write(dumps(head)[:-1] + ', "samples": [')  # the header's fields first: Inspect reads
+    written = 0                                     # them without parsing the samples
+    for sample in samples:
         fh.write(",\n" if written else "\n")
-        fh.write(json.dumps(inspect_sample(record, ctx), ensure_ascii=False,
-                            allow_nan=False, default=str))
+        fh.write(dumps(sample))
         written += 1
     fh.write("\n]}\n")
     return written
 
 
 def export_inspect(path: str | Path, out: str | Path | None = None) -> Path:
-    """Write the log atomically to ``out`` or, by default, to ``<run dir>/inspect/`` under
-    Inspect's own file name (``inspect view --log-dir <run dir>/inspect`` lists it); returns
-    the file written."""
+    """Write the log atomically to ``out`` (``.json``, or ``.eval`` for Inspect's zip) or, by
+    default, to ``<run dir>/inspect/`` under Inspect's own file name (``inspect view
+    --log-dir <run dir>/inspect`` lists it); returns the file written."""
     RunStore(path).config()  # a clear error for a path that is not a run directory
     target = Path(out) if out is not None else Path(path) / "inspect" / default_log_name(path)
-    if target.suffix != ".json":
-        raise ValueError(f"{target}: an Inspect log file name must end in .json (Inspect picks "
-                         "its reader by the extension)")
+    if target.suffix not in (".json", ".eval"):
+        raise ValueError(f"{target}: an Inspect log file name must end in .json or .eval "
+                         "(Inspect picks its reader by the extension)")
     if target.resolve().parent == Path(path).resolve() and target.name in (
             "run.json", "samples.jsonl", SCORES_FILE):
         raise ValueError(f"{target}: refusing to overwrite the run's own {target.name}")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            write_inspect_log(path, fh)
+        if target.suffix == ".eval":
+            with open(tmp, "wb") as raw:
+                write_eval_zip(*inspect_parts(path), raw, dumps)
+        else:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                write_inspect_log(path, fh)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
