@@ -220,6 +220,27 @@ def test_autode_dialogue_and_call_read_back(tmp_path: Path) -> None:
     assert log.eval.metadata["toolscore"]["mode"] == "dynamic"  # the default mode
 
 
+# -- ACS (its deterministic judge: no model) -----------------------------------------------
+@needs("acs")
+def test_acs_verdicts_and_agreement_read_back(tmp_path: Path) -> None:
+    run = evaluate("acs", data=dataset("acs"), out=tmp_path / "run", cache=None, limit=6,
+                   resamples=50)
+    log = inspect_log.read_eval_log(str(export_inspect(run.path, tmp_path / "acs.json")))
+    records = stored(run.path)
+    assert len(log.samples) == len(records) == 6
+    for sample in log.samples:
+        record = records[(str(sample.id), 0)]
+        assert [m.role for m in sample.messages] == ["user", "assistant"]
+        value = sample.scores["acs"].value
+        assert value == {k: v for k, v in record["scores"].items() if k in value}
+        assert value["correct"] is record["scores"]["correct"]
+    overall = (run.metrics or {})["report"]["overall"]
+    [scored] = [s for s in log.results.scores if s.name == "overall"]
+    assert scored.metrics["n"].value == overall["n"] == 6
+    assert scored.metrics["accuracy"].value == overall["metrics"]["accuracy"]["value"]
+    assert log.results.metadata["judge"] == "acs-verify"
+
+
 # -- shapes and bad input ----------------------------------------------------------------------
 def test_malformed_arguments_are_kept_as_a_parse_error() -> None:
     bad = tool_call({"id": "c1", "function": {"name": "Add", "arguments": '{"a": 1,'}}, 0)
