@@ -16,7 +16,7 @@ from support.data import dataset, needs
 
 from toolscore.cli import app
 from toolscore.records import RunStore
-from toolscore.report.export_inspect import default_log_name, export_inspect
+from toolscore.report.export_inspect import default_log_name, dumps, export_inspect
 from toolscore.report.export_inspect_sample import tool_call
 from toolscore.runs.api import evaluate
 from toolscore.testing.openai_server import FakeOpenAIServer
@@ -248,6 +248,10 @@ def test_malformed_arguments_are_kept_as_a_parse_error() -> None:
     listed = tool_call({"function": {"name": "Add", "arguments": "[1, 2]"}}, 3)
     assert listed["id"] == "call_3" and "JSON list" in listed["parse_error"]
     assert tool_call({"name": "Add", "arguments": {"a": 1}}, 0)["arguments"] == {"a": 1}
+    # Python's JSON reader takes NaN and lone surrogates; the written log holds neither
+    odd = dumps(tool_call({"function": {"name": "Add", "arguments": '{"a": NaN, "b": "\\ud800"}'}},
+                          0))
+    assert odd.isascii() and json.loads(odd)["arguments"] == {"a": None, "b": "\ud800"}
 
 
 def test_bad_input_is_one_line(demo_run: Path, tmp_path: Path) -> None:

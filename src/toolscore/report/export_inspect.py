@@ -78,8 +78,7 @@ class _Totals:
     def __init__(self, store: RunStore) -> None:
         latest: dict[tuple[str, int], tuple[int, dict[str, Any]]] = {}
         for n, r in enumerate(store.records(_keep_user_usage)):
-            latest[sample_key(r)] = (n, {"status": r.get("status"), "roles": record_roles(r),
-                                         "time_s": r.get("time_s") or 0.0})
+            latest[sample_key(r)] = (n, {"status": r.get("status"), "roles": record_roles(r)})
         self.numbers = {n for n, _ in latest.values()}
         self.ids = {key[0] for key in latest}
         self.total = len(latest)
@@ -98,9 +97,9 @@ def _results(bench: str, metrics: dict[str, Any] | None, totals: _Totals) -> dic
     if metrics is None:
         return None
     columns, rows = headline(bench, metrics)
+    shown = {c.key for c in columns}
     scores = []
     for group, row in rows.items():
-        shown = {c.key: c for c in columns}
         scores.append({
             "name": str(group), "scorer": bench, "params": {},
             "metrics": {c.key: {"name": c.key, "value": row[c.key], "params": {},
@@ -166,7 +165,8 @@ def _header(store: RunStore, totals: _Totals) -> tuple[dict[str, Any], SampleCon
             "run_dir": str(store.path), "mode": ctx.mode, "protocol": ctx.protocol,
             "roles": {k: v for k, v in {**models, **view.roles()}.items() if v},
             "benchmark_config": config.get("benchmark_config") or {},
-            "format_version": config.get("format_version"),
+            "format_version": config.get("format_version"), "note": view.note,
+            "usage_by_role": totals.roles,
             "command": config.get("command") or []}}),
     }
     status = "started" if metrics is None else "error" if totals.errors else "success"
@@ -188,8 +188,19 @@ def _header(store: RunStore, totals: _Totals) -> tuple[dict[str, Any], SampleCon
 
 
 def dumps(doc: Any) -> str:
-    """One JSON document as Inspect reads it (no NaN: :func:`finite` has removed them)."""
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, default=str)
+    """One JSON document as Inspect reads it: no NaN or infinity (a tool call's arguments may
+    hold one, as Python's JSON reader accepts them), which become null; text that is not valid
+    Unicode (a lone surrogate in a model's reply) written with ASCII escapes, losslessly."""
+    try:
+        text = json.dumps(doc, ensure_ascii=False, allow_nan=False, default=str)
+    except ValueError:
+        doc = finite(doc)
+        text = json.dumps(doc, ensure_ascii=False, allow_nan=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(doc, ensure_ascii=True, allow_nan=False, default=str)
+    return text
 
 
 def inspect_parts(path: str | Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
