@@ -47,12 +47,18 @@ def load_run(path: str | Path) -> pd.DataFrame:
 
 
 def export_run(path: str | Path, fmt: str, out: str | Path | None = None) -> Path:
-    """Write a run's table as ``csv``, ``jsonl`` or ``parquet``; returns the file written.
+    """Write a run's table as ``csv``, ``jsonl`` or ``parquet``, or the whole run as an Inspect
+    log (``inspect``, see :mod:`toolscore.report.export_inspect`); returns the file written.
 
     The default file is ``<run dir>/export.<fmt>``, next to the data it was derived from.
     """
+    if fmt == "inspect":
+        from toolscore.report.export_inspect import export_inspect
+
+        return export_inspect(path, out)
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        choices = ", ".join((*FORMATS, "inspect"))
+        raise ValueError(f"unknown format {fmt!r}; choose one of {choices}")
     target = Path(out) if out is not None else Path(path) / f"export.{fmt}"
     if target.resolve() == (Path(path) / "samples.jsonl").resolve():
         raise ValueError(f"{target}: refusing to overwrite the run's own samples.jsonl")
