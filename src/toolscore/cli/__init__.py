@@ -11,6 +11,7 @@ import click
 from toolscore.cli import (
     autode,
     cache,
+    export,
     judge,
     judges,
     leaderboard,
@@ -31,9 +32,9 @@ def app() -> None:
     own benchmarks, with numbers you can trust and reproduce."""
 
 
-for _command in (run.run_group, run.score_command, *report.COMMANDS, *autode.COMMANDS,
-                 *tooleval.COMMANDS, *tooltalk.COMMANDS, *judge.COMMANDS, *judges.COMMANDS,
-                 *mcp.COMMANDS,
+for _command in (run.run_group, run.score_command, *report.COMMANDS, *export.COMMANDS,
+                 *autode.COMMANDS, *tooleval.COMMANDS, *tooltalk.COMMANDS, *judge.COMMANDS,
+                 *judges.COMMANDS, *mcp.COMMANDS,
                  listing.benchmarks_command, listing.models_command, listing.plugins_command,
                  listing.data_command, listing.schema_command):
     app.add_command(_command)
