@@ -96,17 +96,28 @@ def _string(obj: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _turns(obj: dict[str, Any], where: str) -> tuple[Turn, ...]:
+def _turns(obj: dict[str, Any], where: str,
+           interned: dict[tuple[str, str], Turn] | None = None) -> tuple[Turn, ...]:
+    """The ``content`` messages as turns. ``interned`` (Turn by (role, message)) lets the
+    records of one file share the Turn of a message they repeat (a static run holds the
+    same history in every trial) instead of building it again."""
     value = obj.get("content")
     if not isinstance(value, list):
         raise DataError(f"{where}: field 'content' must be a list of messages")
+    if interned is None:
+        interned = {}
     turns = []
     for i, m in enumerate(value):
         if not isinstance(m, dict) or m.get("role") not in ("User", "Assistant"):
             raise DataError(f"{where}: field 'content[{i}].role' must be 'User' or 'Assistant'")
-        if not isinstance(m.get("message"), str):
+        message = m.get("message")
+        if not isinstance(message, str):
             raise DataError(f"{where}: field 'content[{i}].message' must be a string")
-        turns.append(Turn(m["role"], m["message"]))
+        key = (m["role"], message)
+        turn = interned.get(key)
+        if turn is None:
+            turn = interned[key] = Turn(*key)
+        turns.append(turn)
     return tuple(turns)
 
 
@@ -173,6 +184,7 @@ def load_results(path: Path) -> ResultFile:
     """A recorded result file; legacy lines without state/reason/trial_uuid are accepted."""
     path = Path(path)
     result = ResultFile(path)
+    interned: dict[tuple[str, str], Turn] = {}
     for number, obj in iter_jsonl(path):
         where = f"{path}:{number}"
         state = obj.get("state")
@@ -184,7 +196,7 @@ def load_results(path: Path) -> ResultFile:
                 raise DataError(f"{where}: field {key!r} must be a string")
         result.records.append(TrialRecord(
             uuid=_string(obj, "uuid", where), background=_string(obj, "background", where),
-            content=_turns(obj, where), api=_string(obj, "api", where),
+            content=_turns(obj, where, interned), api=_string(obj, "api", where),
             slots=_slots(obj, where, gold=False), state=state, reason=obj.get("reason"),
             trial_uuid=obj.get("trial_uuid"), line=number))
     if not result.records:
