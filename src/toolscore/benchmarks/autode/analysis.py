@@ -101,19 +101,31 @@ def _mentions(text: str, value: str) -> bool:
     return len(value) >= 2 and _said(_phrase_of(value), text, text.lower())
 
 
-def _phrase_of(value: str) -> tuple[str, bool, re.Pattern[str]]:
-    """A stripped value (2+ characters) ready for :func:`_said`."""
-    return value.lower(), value.isascii(), _phrase(value)
+def _phrase_of(value: str) -> tuple[str, bool, str]:
+    """A stripped value (2+ characters) ready for :func:`_said`: lower-cased, whether it is
+    ASCII, and as given (its regular expression is compiled only if a search needs it)."""
+    return value.lower(), value.isascii(), value
 
 
-def _said(value: tuple[str, bool, re.Pattern[str]], text: str, lowered: str) -> bool:
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _said(value: tuple[str, bool, str], text: str, lowered: str) -> bool:
     """Whether ``text`` (``lowered``: the same lower-cased) contains the value as a whole
-    phrase, ignoring case. For ASCII text and value, no substring means no match, which spares
-    most regular-expression searches."""
-    low, ascii_value, phrase = value
-    if ascii_value and low not in lowered and text.isascii():
-        return False
-    return phrase.search(text) is not None
+    phrase, ignoring case (:func:`_phrase`). For ASCII text and value that is: an occurrence
+    in the lower-cased text with no ASCII word character on either side (``\\w`` on ASCII
+    text), found without a regular expression."""
+    low, ascii_value, raw = value
+    if not (ascii_value and text.isascii()):
+        return _phrase(raw).search(text) is not None
+    size, start = len(low), lowered.find(low)
+    while start >= 0:
+        end = start + size
+        if ((start == 0 or lowered[start - 1] not in _ASCII_WORD)
+                and (end == len(lowered) or lowered[end] not in _ASCII_WORD)):
+            return True
+        start = lowered.find(low, start + 1)
+    return False
 
 
 @dataclass(frozen=True)
@@ -124,7 +136,7 @@ class CaseFacts:
     case instead of once per dialogue."""
 
     keywords: dict[str, frozenset[str]]
-    values: dict[str, tuple[str, bool, re.Pattern[str]]]
+    values: dict[str, tuple[str, bool, str]]
 
 
 def case_facts(slots: Mapping[str, Any], doc: ApiDoc | None) -> CaseFacts:
