@@ -42,7 +42,7 @@ from toolscore.benchmarks.autode.scoring import (
     aggregate_trials,
     exact_match,
     filter_arguments,
-    normalised_equal,
+    normalise_value,
     score_trial,
 )
 from toolscore.stats import icc3, pearson_r
@@ -212,8 +212,13 @@ def _score_results(path: Path, scripts: Sequence[UserScript],
     kept = {id(r): filter_arguments(r.slots) for r in result.records}
     preds = [[kept[id(r)] if r else None for r in row] for row in rows]
     exact = aggregate_trials([score_trial(gold, p, filtered=True) for p in preds])
-    normalised = aggregate_trials([score_trial(gold, p, equal=normalised_equal, filtered=True)
-                                   for p in preds])
+    # The normalised view compares normal forms: each value is normalised once, not once per
+    # comparison, and the forms (strings) are then compared exactly.
+    gold_forms = [{k: normalise_value(v) for k, v in g.items()} for g in gold]
+    forms = {i: {k: normalise_value(v) for k, v in p.items()} for i, p in kept.items()}
+    normalised = aggregate_trials([score_trial(gold_forms, [forms[id(r)] if r else None
+                                                            for r in row], filtered=True)
+                                   for row in rows])
     used = [(s, r) for row in rows for s, r in zip(scripts, row, strict=True) if r is not None]
     params = {d.name: d.parameter_names for d in api_docs} if api_docs is not None else None
 
