@@ -225,8 +225,8 @@ def _score_results(path: Path, scripts: Sequence[UserScript],
     def hallucinated(pairs: list[tuple[UserScript, TrialRecord]]) -> float | None:
         if params is None:
             return None
-        return _share([any(k not in params.get(s.api, ()) for k in kept[id(r)])
-                       for s, r in pairs])
+        none: frozenset[str] = frozenset()  # a key outside the API's parameters
+        return _share([not kept[id(r)].keys() <= params.get(s.api, none) for s, r in pairs])
 
     if api_docs is not None and questions is None:
         questions = DialogueStats(scripts, api_docs)
