@@ -184,7 +184,7 @@ class RunScore:
         table = [[c.f1 for c in t.cases] for t in self.trials]
         if len(table) < 8:  # numpy sums fewer than 8 values in order, along either axis alike
             return np.array(table).mean(axis=0).tolist()
-        return [float(np.mean(column)) for column in zip(*table)]  # pairwise sums per case
+        return [float(np.mean(c)) for c in zip(*table, strict=True)]  # pairwise sums per case
 
     def to_dict(self, scale: float = 100.0) -> dict[str, float | int | None]:
         """The numbers, ``scale``d (100 = the paper's percentages); a nan std becomes None."""
