@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolscore.benchmarks.autode.workbook import read_sheet
 from toolscore.data import DataError, read_structured
 from toolscore.types import ToolSpec
 
@@ -232,27 +233,13 @@ def _without_enums(doc: ApiDoc) -> ApiDoc:
     return ApiDoc(doc.domain, doc.subdomain, doc.function, spec, doc.parameters_text, doc.row)
 
 
-def load_api_docs(root: Path, *, enums: bool = True) -> list[ApiDoc]:
-    """The API documents of sheet ``API list_2`` in sheet order.
-
-    ``root`` is the dataset folder or the workbook. ``enums=False`` leaves every string parameter
-    unconstrained: a few gold slots lie outside their documented list (gold ``"train"`` where the
-    document lists ``"train ticket"``), so a provider that enforces enums could not produce them.
-    Needs openpyxl (``pip install 'toolscore[autode]'``). A ``.json`` / ``.yaml`` / ``.yml``
-    file holds documents written by users (see :func:`load_api_doc_file`).
-    """
-    path = Path(root)
-    path = path / API_FILE if path.is_dir() else path
-    if path.suffix.lower() in DOC_SUFFIXES:
-        user_docs = load_api_doc_file(path)
-        return user_docs if enums else [_without_enums(d) for d in user_docs]
+def _openpyxl_rows(path: Path) -> list[tuple[Any, ...]]:
+    """The API sheet's rows read by openpyxl (read-only, cached values)."""
     try:
         import openpyxl
     except ImportError:
         raise DataError(f"{path}: reading the API list needs openpyxl "
                         "(pip install 'toolscore[autode]')") from None
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as e:  # a zip that is not a workbook, a truncated file, ...
@@ -261,9 +248,31 @@ def load_api_docs(root: Path, *, enums: bool = True) -> list[ApiDoc]:
     try:
         if API_SHEET not in workbook.sheetnames:
             raise DataError(f"{path}: no sheet {API_SHEET!r}")
-        rows = list(workbook[API_SHEET].iter_rows(values_only=True))
+        return list(workbook[API_SHEET].iter_rows(values_only=True))
     finally:
         workbook.close()
+
+
+def load_api_docs(root: Path, *, enums: bool = True) -> list[ApiDoc]:
+    """The API documents of sheet ``API list_2`` in sheet order.
+
+    ``root`` is the dataset folder or the workbook. ``enums=False`` leaves every string parameter
+    unconstrained: a few gold slots lie outside their documented list (gold ``"train"`` where the
+    document lists ``"train ticket"``), so a provider that enforces enums could not produce them.
+    The sheet is read by :func:`.workbook.read_sheet`; openpyxl (``pip install
+    'toolscore[autode]'``) only for a workbook outside that reader's subset. A ``.json`` /
+    ``.yaml`` / ``.yml`` file holds documents written by users (see :func:`load_api_doc_file`).
+    """
+    path = Path(root)
+    path = path / API_FILE if path.is_dir() else path
+    if path.suffix.lower() in DOC_SUFFIXES:
+        user_docs = load_api_doc_file(path)
+        return user_docs if enums else [_without_enums(d) for d in user_docs]
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    rows = read_sheet(path, API_SHEET)
+    if rows is None:  # outside what the small reader reproduces exactly: openpyxl decides
+        rows = _openpyxl_rows(path)
     header = tuple(str(c).strip() if c is not None else "" for c in rows[0]) if rows else ()
     if header[:len(API_COLUMNS)] != API_COLUMNS:
         raise DataError(f"{path}:{API_SHEET} row 1: expected columns {', '.join(API_COLUMNS)}")

@@ -170,15 +170,18 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
         """A released result file, or every ``*.jsonl`` in a folder (Table 1's runs)."""
-        from toolscore.benchmarks.autode.rescore import score_results
+        from toolscore.benchmarks.autode.analysis import DialogueStats
+        from toolscore.benchmarks.autode.rescore import paused_gc, score_results
 
         files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
         if not files:
             raise FileNotFoundError(f"{path}: no *.jsonl result files")
         scripts = [s.data for s in self.samples()]
         docs = list(self.docs.values())
-        return {"benchmark": "autode",
-                "results": [score_results(f, scripts, docs).to_dict() for f in files]}
+        questions = DialogueStats(scripts, docs)  # each case's facts built once for all files
+        with paused_gc():
+            return {"benchmark": "autode", "results": [
+                score_results(f, scripts, docs, questions=questions).to_dict() for f in files]}
 
     # -- data --------------------------------------------------------------------------------
     def check(self) -> None:

@@ -17,15 +17,17 @@ Per-run metrics, in three clearly separated groups:
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from toolscore.benchmarks.autode.analysis import RunDialogues, question_stats
+from toolscore.benchmarks.autode.analysis import DialogueStats
 from toolscore.benchmarks.autode.apidocs import ApiDoc
 from toolscore.benchmarks.autode.data import (
     DataError,
@@ -40,7 +42,7 @@ from toolscore.benchmarks.autode.scoring import (
     aggregate_trials,
     exact_match,
     filter_arguments,
-    normalised_equal,
+    normalise_value,
     score_trial,
 )
 from toolscore.stats import icc3, pearson_r
@@ -145,28 +147,55 @@ class RunMetrics:
         }
 
 
-def _called(record: TrialRecord) -> bool:
-    """A call was made: ``state`` says so; legacy records (no state) had one if slots survive."""
+def _called(record: TrialRecord, kept: Mapping[str, Any]) -> bool:
+    """A call was made: ``state`` says so; legacy records (no state) had one if slots survive
+    (``kept``: the record's filtered slots)."""
     if record.state is not None:
         return record.state == "success"
-    return bool(filter_arguments(record.slots))
+    return bool(kept)
 
 
 def _share(flags: Sequence[bool]) -> float:
     return float(np.mean(flags)) if flags else float("nan")
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while result files are parsed and scored. Loading
+    Table 1's 14 files allocates millions of containers, which sets off some 250 collections
+    that find nothing (records hold no reference cycles) and cost a tenth of the rescoring;
+    reference counting still frees everything. Nested uses keep it paused until the outer
+    one ends."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def score_results(path: Path, scripts: Sequence[UserScript] | None = None,
-                  api_docs: Sequence[ApiDoc] | None = None) -> RunMetrics:
+                  api_docs: Sequence[ApiDoc] | None = None, *,
+                  questions: DialogueStats | None = None) -> RunMetrics:
     """Rescore one result file against the gold user scripts.
 
     ``scripts`` default to ``data_v1_2.jsonl`` in the dataset folder above ``results/``.
-    ``api_docs`` are needed only for the hallucinated-parameter rates (None without them).
+    ``api_docs`` are needed only for the hallucinated-parameter rates and the redundant
+    questions (None without them); ``questions`` may carry the per-case facts of the same
+    scripts and documents from file to file (built here if not given).
     A record whose uuid is not a gold case is a data error.
     """
     path = Path(path)
     if scripts is None:
         scripts = load_scripts(path.parent.parent)
+    with paused_gc():
+        return _score_results(path, scripts, api_docs, questions)
+
+
+def _score_results(path: Path, scripts: Sequence[UserScript],
+                   api_docs: Sequence[ApiDoc] | None, questions: DialogueStats | None
+                   ) -> RunMetrics:
     result = load_results(path)
     gold_uuids = {s.uuid for s in scripts}
     for record in result.records:
@@ -178,34 +207,45 @@ def score_results(path: Path, scripts: Sequence[UserScript] | None = None,
     rows = [[trial.get(s.uuid) for s in scripts] for trial in trials]
     if not rows:
         raise DataError(f"{path}: no trials")
-    preds = [[r.slots if r else None for r in row] for row in rows]
-    exact = aggregate_trials([score_trial(gold, p) for p in preds])
-    normalised = aggregate_trials([score_trial(gold, p, equal=normalised_equal) for p in preds])
+    # Each record's scored slots, filtered once for every view below (keyed by the record's
+    # identity: the records live as long as this call).
+    kept = {id(r): filter_arguments(r.slots) for r in result.records}
+    preds = [[kept[id(r)] if r else None for r in row] for row in rows]
+    exact = aggregate_trials([score_trial(gold, p, filtered=True) for p in preds])
+    # The normalised view compares normal forms: each value is normalised once, not once per
+    # comparison, and the forms (strings) are then compared exactly.
+    gold_forms = [{k: normalise_value(v) for k, v in g.items()} for g in gold]
+    forms = {i: {k: normalise_value(v) for k, v in p.items()} for i, p in kept.items()}
+    normalised = aggregate_trials([score_trial(gold_forms, [forms[id(r)] if r else None
+                                                            for r in row], filtered=True)
+                                   for row in rows])
     used = [(s, r) for row in rows for s, r in zip(scripts, row, strict=True) if r is not None]
     params = {d.name: d.parameter_names for d in api_docs} if api_docs is not None else None
 
     def hallucinated(pairs: list[tuple[UserScript, TrialRecord]]) -> float | None:
         if params is None:
             return None
-        return _share([any(k not in params.get(s.api, ()) for k in filter_arguments(r.slots))
-                       for s, r in pairs])
+        none: frozenset[str] = frozenset()  # a key outside the API's parameters
+        return _share([not kept[id(r)].keys() <= params.get(s.api, none) for s, r in pairs])
 
+    if api_docs is not None and questions is None:
+        questions = DialogueStats(scripts, api_docs)
     return RunMetrics(
         name=path.stem, path=path, run=describe_run(path.stem), n_cases=len(scripts),
         n_records=len(result.records), ignored_records=len(result.records) - len(used),
         missing=sum(r is None for row in rows for r in row), exact=exact, normalised=normalised,
-        exact_match_rate=_share([exact_match(s.slots, r.slots if r else {})
+        exact_match_rate=_share([exact_match(s.slots, kept[id(r)] if r else {}, filtered=True)
                                  for row in rows for s, r in zip(scripts, row, strict=True)]),
-        call_rate=_share([r is not None and _called(r) for row in rows for r in row]),
+        call_rate=_share([r is not None and _called(r, kept[id(r)]) for row in rows
+                          for r in row]),
         refusal_rate=_share([any(x in (r.reason or "") for x in REFUSAL_REASONS)
                              for _, r in used]),
         hallucinated_parameter_rate=hallucinated(used),
         hallucinated_parameter_rate_successful=hallucinated(
             [(s, r) for s, r in used if r.state == "success"]),
         mean_dialogue_length=float(np.mean([len(r.content) for _, r in used])),
-        redundant_questions=question_stats(RunDialogues(path.stem, dialogues=[
-            (s.uuid, [{"role": t.role, "message": t.message} for t in r.content])
-            for s, r in used]), scripts, api_docs) if api_docs is not None else None,
+        redundant_questions=None if questions is None else questions(
+            (s.uuid, [(t.role, t.message) for t in r.content]) for s, r in used),
         per_case_f1=exact.per_case_f1(),
     )
 
@@ -250,10 +290,12 @@ def score_table1(root: Path, api_docs: Sequence[ApiDoc] | None = None
     """Rescore every released run of the paper's Table 1: method -> assistant -> metrics."""
     root = Path(root)
     scripts = load_scripts(root)
-    return {method: {assistant: score_results(root / "results" / f"{stem}.jsonl", scripts,
-                                              api_docs)
-                     for assistant, stem in runs.items()}
-            for method, runs in TABLE1_RUNS.items()}
+    questions = DialogueStats(scripts, api_docs) if api_docs is not None else None
+    with paused_gc():
+        return {method: {assistant: score_results(root / "results" / f"{stem}.jsonl",
+                                                  scripts, api_docs, questions=questions)
+                         for assistant, stem in runs.items()}
+                for method, runs in TABLE1_RUNS.items()}
 
 
 def table1_agreement(scores: Mapping[str, Mapping[str, RunMetrics]], reference: str = "human"
