@@ -1,6 +1,7 @@
-"""Episodes over HTTP (uvicorn on a free loopback port, the SDK's streamable-HTTP client):
-the same answers as in-process, the control API, the bearer token, loopback by default, and the
-record an ended episode writes."""
+"""Episodes over HTTP (uvicorn on a free loopback port, the SDK's streamable-HTTP client in both
+of its modes, and a bare JSON-RPC POST as a lean agent sends it): the same answers as
+in-process, the control API, the bearer token, loopback by default, the record an ended
+episode writes, and the direct path to the SDK's handler (routing, header checks kept)."""
 
 from __future__ import annotations
 
@@ -31,9 +32,19 @@ pytest.importorskip("mcp")
 import uvicorn  # noqa: E402
 from mcp import Client  # noqa: E402
 
+from toolscore.env import Plugin, Tool  # noqa: E402
 from toolscore.records import RunStore  # noqa: E402
 from toolscore.serve.episodes import Episodes  # noqa: E402
-from toolscore.serve.http import ServeError, check_host, create_app  # noqa: E402
+from toolscore.serve.http import (  # noqa: E402
+    EpisodeEndpoints,
+    ServeError,
+    check_host,
+    create_app,
+    server_config,
+)
+from toolscore.serve.world import ServedWorld, declares_header  # noqa: E402
+
+MODERN = "2026-07-28"  # the per-request protocol revision the SDK's client speaks in "auto"
 
 
 class Reply:
@@ -60,6 +71,10 @@ def request(method: str, url: str, json_body: Any = None,
 
 
 class http:  # noqa: N801 - reads like a client module at the call sites
+    @staticmethod
+    def request_method(method: str, url: str) -> Reply:
+        return request(method, url, None, None)
+
     @staticmethod
     def post(url: str, json: Any = None, headers: dict[str, str] | None = None) -> Reply:
         return request("POST", url, json, headers)
@@ -94,9 +109,10 @@ def serving(episodes: Episodes, token: str | None = None) -> Iterator[str]:
         thread.join(10)
 
 
-def call_all(url: str, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[bool, str]]:
+def call_all(url: str, calls: list[tuple[str, dict[str, Any]]],
+             mode: str = "auto") -> list[tuple[bool, str]]:
     async def drive() -> list[tuple[bool, str]]:
-        async with Client(url) as client:
+        async with Client(url, mode=mode) as client:
             return [as_read(await client.call_tool(name, args)) for name, args in calls]
 
     return anyio.run(drive)
@@ -190,3 +206,97 @@ def test_beyond_loopback_only_with_a_token(world: Any) -> None:
         check_host(host, "t")
     for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
         check_host(host, None)
+
+
+def post_call(url: str, name: str, arguments: dict[str, Any],
+              headers: dict[str, str] | None = None) -> Reply:
+    """One ``tools/call`` as a bare JSON-RPC POST (the 2026-07-28 per-request envelope)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    return http.post(url, json={"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                                "params": {"name": name, "arguments": arguments,
+                                           "_meta": meta}},
+                     headers={"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call",
+                              "Mcp-Name": name, **(headers or {})})
+
+
+def test_a_bare_json_rpc_post_and_a_handshake_client_read_as_in_process(world: Any) -> None:
+    conv_id = "CreateEvent-easy"
+    conversation = world.sample(conv_id).data
+    tools = world.benchmark.tools
+    calls = ground_truth_calls(conversation) + wrong_calls(conversation, tools)
+    env = world.benchmark.environment(conversation)
+    want = [over_mcp(env.call(name, args)) for name, args in calls]
+    shown = [(n, visible_arguments(tools[n], a)) for n, a in calls]
+    with serving(Episodes(world)) as base:
+        bare = http.post(f"{base}/episodes", json={"conversation": conv_id}).json()["mcp_url"]
+        got = []
+        for name, args in shown:
+            reply = post_call(bare, name, args)
+            assert reply.status_code == 200
+            result = reply.json()["result"]
+            got.append((result["isError"], result["content"][0]["text"]))
+        assert got == want
+        legacy = http.post(f"{base}/episodes", json={"conversation": conv_id}).json()["mcp_url"]
+        assert call_all(legacy, shown, mode="legacy") == want  # initialize + session id
+        assert http.request_method("PUT", bare).status_code == 405
+        gone = post_call(f"{base}/episodes/nope/mcp", *shown[0]).json()
+        assert gone["error"]["message"] == "no episode 'nope'"
+
+
+def test_the_front_sends_only_episode_mcp_paths_to_the_sdk() -> None:
+    seen: list[tuple[str, Any]] = []
+
+    def recorder(label: str) -> Any:
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            seen.append((label, scope.get("path_params")))
+        return app
+
+    front = EpisodeEndpoints(recorder("control"), recorder("mcp"))
+
+    def visit(kind: str, method: str = "POST", path: str = "", root: str = "") -> Any:
+        anyio.run(front, {"type": kind, "method": method, "path": root + path,
+                          "root_path": root}, None, None)
+        return seen.pop()
+
+    assert visit("http", path="/episodes/ab12/mcp") == ("mcp", {"episode": "ab12"})
+    assert visit("http", "GET", "/episodes/ab12/mcp", "/tools") == ("mcp", {"episode": "ab12"})
+    assert visit("http", "PUT", "/episodes/ab12/mcp")[0] == "control"  # its 405
+    for path in ("/episodes/ab12/calls", "/episodes/ab12/mcp/x", "/episodes//mcp",
+                 "/episodes", "/x/episodes/ab12/mcp"):
+        assert visit("http", path=path)[0] == "control", path
+    assert visit("lifespan")[0] == "control"
+
+
+def test_uvicorn_is_configured_without_per_request_logging() -> None:
+    config = server_config(object(), port=1234)
+    assert (config.access_log, config.proxy_headers, config.port) == (False, False, 1234)
+
+
+def region_world() -> ServedWorld:
+    """A tool whose ``region`` argument is mirrored in an ``Mcp-Param-Region`` header."""
+    schema = {"type": "object", "required": ["region"], "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}, "q": {"type": "string"}}}
+    lookup = Tool("Lookup", "Look something up in a region.", schema,
+                  lambda env, region, q="": {"region": region, "q": q})
+    plain = Tool("Echo", "Repeat.", {"type": "object", "properties": {"q": {"type": "string"}}},
+                 lambda env, q="": {"q": q})
+    return ServedWorld("regions", plugins=[Plugin("Regions", [lookup, plain])])
+
+
+def test_declared_parameter_headers_are_still_checked() -> None:
+    world = region_world()
+    assert world.input_schema("Lookup") is not None and world.input_schema("Echo") is None
+    assert declares_header({"anyOf": [{"properties": {"a": {"x-mcp-header": "A"}}}]})
+    assert not declares_header({"type": "object", "properties": {"a": {"type": "string"}}})
+    with serving(Episodes(world)) as base:
+        url = http.post(f"{base}/episodes").json()["mcp_url"]
+        ok = post_call(url, "Lookup", {"region": "eu"}, {"Mcp-Param-Region": "eu"})
+        assert ok.status_code == 200 and not ok.json()["result"]["isError"]
+        wrong = post_call(url, "Lookup", {"region": "eu"}, {"Mcp-Param-Region": "us"})
+        assert wrong.status_code == 400 and "Mcp-Param-Region" in wrong.json()["error"]["message"]
+        missing = post_call(url, "Lookup", {"region": "eu"})
+        assert missing.status_code == 400
+        assert post_call(url, "Echo", {"q": "x"}, {"Mcp-Param-Q": "y"}).status_code == 200
+        assert call_all(url, [("Lookup", {"region": "eu", "q": "x"})]) == [
+            (False, json.dumps({"region": "eu", "q": "x"}))]  # the SDK client sends it

@@ -101,3 +101,18 @@ def test_listed_tools_are_the_protocols_offered_tools(world: Any) -> None:
     only = anyio.run(listing, exact, "ChangePassword-easy")
     assert [t.name for t in only] == sorted(conversation.apis_used, key=[
         t.name for t in bench.tools.values()].index)
+
+
+def test_tracing_spans_only_when_a_tracer_provider_collects_them(
+        world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry import trace
+
+    from toolscore.serve.mcp_tools import build_server
+
+    def layers() -> list[str]:
+        server = build_server(world, lambda ctx: None)
+        return [type(m).__name__ for m in server.middleware]
+
+    assert "OpenTelemetryMiddleware" not in layers()  # nothing installed: no-op spans skipped
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: trace.NoOpTracerProvider())
+    assert "OpenTelemetryMiddleware" in layers()  # a provider installed: the SDK's spans kept

@@ -132,13 +132,12 @@ async def serving(episodes: Episodes) -> AsyncIterator[str]:
     """The episodes' HTTP app on a free loopback port, in a thread; yields its base URL."""
     import uvicorn
 
-    from toolscore.serve.http import create_app
+    from toolscore.serve.http import create_app, server_config
 
     for _ in range(3):  # a port taken between choosing and binding: choose again
         port = _free_port()
-        server = uvicorn.Server(uvicorn.Config(create_app(episodes), host="127.0.0.1",
-                                               port=port, log_level="error",
-                                               log_config=None))
+        server = uvicorn.Server(server_config(create_app(episodes), port=port,
+                                              log_level="error", log_config=None))
         thread = threading.Thread(target=server.run, name=f"toolscore-mcp-{port}",
                                   daemon=True)
         thread.start()

@@ -89,9 +89,28 @@ def build_server(world: ServedWorld, episode_of: EpisodeOf, name: str = "toolsco
         except EpisodeError as e:  # ended or unknown: the protocol's error, not the tool's
             raise MCPError(types.INVALID_REQUEST, str(e)) from None
 
-    return Server(name, version=_version(), instructions=_instructions(world),
-                  on_list_tools=list_tools, on_call_tool=call_tool,
-                  get_tool_input_schema=world.input_schema)
+    server = Server(name, version=_version(), instructions=_instructions(world),
+                    on_list_tools=list_tools, on_call_tool=call_tool,
+                    get_tool_input_schema=world.input_schema)
+    if not tracing():
+        server.middleware = [m for m in server.middleware
+                             if type(m).__name__ != "OpenTelemetryMiddleware"]
+    return server
+
+
+def tracing() -> bool:
+    """Whether OpenTelemetry spans would go anywhere (a tracer provider is installed).
+
+    The SDK wraps every request in a span by default; with no provider installed each one is
+    a no-op that still costs about a tenth of the served app's time per tool call (profiled),
+    so the span layer is kept only when something collects it. Decided when the server is
+    built: install the provider before serving.
+    """
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return False
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 def _version() -> str:

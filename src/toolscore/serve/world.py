@@ -25,6 +25,7 @@ from toolscore.env.tool import Tool
 from toolscore.types import ToolSpec
 
 PROTOCOL = "free-running"
+HEADER_KEY = "x-mcp-header"  # MCP: a tool argument mirrored into an Mcp-Param-* header
 
 
 @dataclass
@@ -132,10 +133,17 @@ class ServedWorld:
         return bench.shown_spec(tool) if bench is not None else tool.spec
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
-        """A tool's input schema by name (the same for every episode of this world)."""
+        """A tool's input schema by name, for the SDK's check of ``Mcp-Param-*`` headers
+        against the arguments (the same for every episode of this world).
+
+        Only a schema that declares a header (an ``x-mcp-header`` key anywhere in it) is
+        returned: for any other the check walks the whole schema on every call and can find
+        nothing to compare, so None (the SDK's "nothing to check") gives the same answer
+        without that per-call walk.
+        """
         if self._schemas is None:
-            self._schemas = {t.name: self._spec(t).parameters
-                             for p in self.plugins for t in p.tools}
+            schemas = {t.name: self._spec(t).parameters for p in self.plugins for t in p.tools}
+            self._schemas = {n: s for n, s in schemas.items() if declares_header(s)}
         return self._schemas.get(name)
 
     def config(self) -> dict[str, Any]:
@@ -144,3 +152,12 @@ class ServedWorld:
             "plugins": [p.name for p in self.plugins]}
         return {**base, "protocol": PROTOCOL, "served_over": "mcp",
                 "conversation": self.default_sample}
+
+
+def declares_header(schema: Any) -> bool:
+    """Whether ``x-mcp-header`` appears anywhere in a JSON schema (as a key, at any depth)."""
+    if isinstance(schema, dict):
+        return HEADER_KEY in schema or any(declares_header(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(declares_header(v) for v in schema)
+    return False
