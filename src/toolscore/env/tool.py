@@ -172,6 +172,9 @@ def _binding_error(label: str, fn: Callable[..., Any], arguments: dict[str, Any]
     """CPython's own text for binding keyword ``arguments`` to ``fn`` minus its first parameter:
     the first unexpected keyword (in the caller's order) wins, then every missing required
     parameter (in signature order)."""
+    var_keyword, named, required = _shape(fn)
+    if (var_keyword or arguments.keys() <= named) and all(r in arguments for r in required):
+        return None  # the usual case, decided without walking the signature
     params = _parameters(fn)
     if not any(p.kind is p.VAR_KEYWORD for p in params):
         named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
@@ -194,6 +197,17 @@ def _parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
     """``fn``'s parameters after the first, read once per function: ``inspect.signature``
     costs ~0.2 ms, and every tool call of a run is checked."""
     return list(inspect.signature(fn).parameters.values())[1:]
+
+
+@functools.cache
+def _shape(fn: Callable[..., Any]) -> tuple[bool, frozenset[str], tuple[str, ...]]:
+    """(takes ``**kwargs``, the names a keyword may bind, the required names) of ``fn``."""
+    params = _parameters(fn)
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return (any(p.kind is p.VAR_KEYWORD for p in params),
+            frozenset(p.name for p in params if p.kind in keyword),
+            tuple(p.name for p in params if p.kind in keyword
+                  and p.default is inspect.Parameter.empty))
 
 
 def _name_list(names: list[str]) -> str:

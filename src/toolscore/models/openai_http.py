@@ -37,6 +37,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TIMEOUT_TEXT = "request timed out: Request timed out."
 
 
+@functools.cache
 def _version() -> str:
     from importlib import metadata
 
