@@ -46,6 +46,21 @@ def _untracked(bench: Any, conversation: Any) -> Environment:
     return env
 
 
+def _probe(env: Environment, twin: Environment, where: str, read_only: list[str],
+           arguments: dict[str, list[dict[str, Any]]], exercised: set[str]) -> int:
+    """Every read-only tool with its argument sets in both worlds; the hashes must agree."""
+    checked = 0
+    for name in read_only:
+        for args in arguments.get(name, [])[:ARGUMENT_SETS]:
+            got = env.call(name, args)
+            twin.call(name, args)
+            if got.exception is None:
+                exercised.add(name)
+            assert env.state_hash() == twin.state_hash(), (where, name, args)
+            checked += 1
+    return checked
+
+
 def test_read_only_tools_change_nothing_the_tracking_misses(bench: Any) -> None:
     read_only = sorted(t.name for p in bench.plugins for t in p.tools if not t.action)
     assert len(read_only) >= 9  # every plugin's lookups, from FindAlarms to HistoricWeather
@@ -58,28 +73,17 @@ def test_read_only_tools_change_nothing_the_tracking_misses(bench: Any) -> None:
         twin = _untracked(bench, conv)
         initial = twin.state_hash()
         own = {c.name: c.arguments or {} for t in conv.turns for c in getattr(t, "apis", [])}
-
-        def probe() -> None:
-            nonlocal checked
-            for name in read_only:
-                sets = ([own[name]] if name in own else []) + dataset_args.get(name, [])
-                for args in sets[:ARGUMENT_SETS]:
-                    got = env.call(name, args)
-                    twin.call(name, args)
-                    if got.exception is None:
-                        exercised.add(name)
-                    assert env.state_hash() == twin.state_hash(), (sample.id, name, args)
-                    checked += 1
-
+        arguments = {name: ([own[name]] if name in own else []) + dataset_args.get(name, [])
+                     for name in read_only}
         for turn in conv.turns:
             if turn.role != "assistant":
                 continue
-            probe()
+            checked += _probe(env, twin, sample.id, read_only, arguments, exercised)
             for call in turn.apis:
                 env.call(call.name, call.arguments)
                 twin.call(call.name, call.arguments)
                 if env.tools[call.name].action:  # a read left the world as it was probed
-                    probe()
+                    checked += _probe(env, twin, sample.id, read_only, arguments, exercised)
         env.reset()
         assert env.state_hash() == initial, sample.id
     assert checked > 1000

@@ -24,6 +24,7 @@ import json
 import os
 from typing import Any
 
+from toolscore.models import http1
 from toolscore.models.base import (
     RETRYABLE_4XX,
     ContextLengthExceeded,
@@ -95,6 +96,13 @@ class ChatEndpoint:
         self._headers = request_headers(api_key)
         self._proxy = env_proxy(self.url)
         self._sessions: PerLoop[Any] = PerLoop(self._make_session, lambda s: s.close())
+        self._plain = plain_target(self.url, self._proxy)
+        self._pools: PerLoop[http1.Pool] = PerLoop(self._make_pool, lambda p: p.aclose())
+
+    def _make_pool(self) -> http1.Pool:
+        assert self._plain is not None
+        host, port, path = self._plain
+        return http1.Pool(host, port, path, self._headers)
 
     def _make_session(self) -> Any:
         import aiohttp
@@ -106,9 +114,30 @@ class ChatEndpoint:
 
     async def aclose(self) -> None:
         await self._sessions.aclose()
+        await self._pools.aclose()
 
     async def post(self, body: bytes) -> Any:
         """The reply's JSON; raises :class:`InfraError` or :class:`ContextLengthExceeded`."""
+        if self._plain is None:
+            raw, status, resp = await self._post_aiohttp(body)
+        else:
+            pool = await self._pools.get()
+            try:
+                resp = await pool.post(body, self.timeout)
+            except TimeoutError:
+                raise InfraError(TIMEOUT_TEXT, retryable=True, status=408) from None
+            except (http1.HTTPError, OSError) as e:
+                raise InfraError(f"connection error: {_describe(e)}", retryable=True) from None
+            raw, status = resp.body, resp.status
+        if not 200 <= status < 300:
+            raise status_error(status, raw, resp)
+        try:
+            return json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise InfraError(f"API error: response body is not JSON ({e})",
+                             retryable=True) from None
+
+    async def _post_aiohttp(self, body: bytes) -> tuple[bytes, int, Any]:
         import aiohttp
 
         session = await self._sessions.get()
@@ -120,13 +149,25 @@ class ChatEndpoint:
             raise InfraError(TIMEOUT_TEXT, retryable=True, status=408) from None
         except (aiohttp.ClientError, OSError) as e:  # refused, reset, garbled, closed
             raise InfraError(f"connection error: {_describe(e)}", retryable=True) from None
-        if not 200 <= status < 300:
-            raise status_error(status, raw, resp)
-        try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as e:
-            raise InfraError(f"API error: response body is not JSON ({e})",
-                             retryable=True) from None
+        return raw, status, resp
+
+
+def plain_target(url: str, proxy: str | None) -> tuple[str, int, str] | None:
+    """(host, port, path) when :mod:`toolscore.models.http1` serves ``url``: plain ``http://``
+    without a proxy, unless ``$TOOLSCORE_HTTP_CLIENT`` is ``aiohttp``; None: aiohttp does."""
+    from urllib.parse import urlsplit
+
+    if proxy or os.environ.get("TOOLSCORE_HTTP_CLIENT", "").lower() == "aiohttp":
+        return None
+    try:
+        parts = urlsplit(url)
+        port = parts.port or 80
+    except ValueError:
+        return None
+    if parts.scheme != "http" or not parts.hostname:
+        return None
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return parts.hostname, port, path
 
 
 def env_proxy(url: str) -> str | None:
