@@ -5,6 +5,7 @@ executed cannot drift apart.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
@@ -113,6 +114,24 @@ def _indent_of(block: str, name: str) -> int:
         if re.match(rf"^\s+{name}\s*(?:\([^)]*\))?:", line):
             return len(line) - len(line.lstrip())
     return 0
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, immutable scalars), what a tool hands back
+    of its database rows so the model's later calls cannot edit them through a response.
+    ``copy.deepcopy`` was the largest cost of ToolTalk's lookups; this is several times
+    cheaper on rows, and anything that is not JSON-shaped still goes through it."""
+    cls = type(value)
+    if cls is dict:
+        return {k: json_copy(v) for k, v in value.items()}
+    if cls is list:
+        return [json_copy(v) for v in value]
+    if cls in _IMMUTABLE:
+        return value
+    return copy.deepcopy(value)
 
 
 @dataclass
