@@ -145,6 +145,20 @@ def test_an_idle_connection_closed_by_the_server_is_replaced_silently() -> None:
     assert replies == [{"ok": 1}, {"ok": 1}] and server.connections == 2
 
 
+async def _hang_up(writer: asyncio.StreamWriter) -> None:
+    writer.close()  # read the request, answer nothing
+
+
+def test_a_reused_connection_hung_up_on_is_resent_once_on_a_new_one() -> None:
+    """The server closes a kept-alive connection as the next request arrives (it never
+    answered it): the request goes once more on a new connection. On a new connection the
+    same hang-up is an error: the server saw the request there."""
+    replies, server = run([length(OK), _hang_up, length(OK)], n=2)
+    assert replies == [{"ok": 1}, {"ok": 1}] and server.connections == 2
+    (err,), _ = run([_hang_up], n=1)
+    assert isinstance(err, InfraError) and str(err).startswith("connection error: ")
+
+
 async def _reset(writer: asyncio.StreamWriter) -> None:
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{\"ok\"")
     await writer.drain()

@@ -240,7 +240,7 @@ class Pool:
             try:
                 return await self._exchange(conn, message, deadline, reused=True)
             except _Stale:
-                continue  # the server had closed it while idle: send on another one
+                break  # closed by the server while idle: sent once more, on a new connection
         return await self._exchange(await self._connect(deadline), message, deadline, False)
 
     async def _connect(self, deadline: float) -> _Connection:
