@@ -20,6 +20,7 @@ figure; compare cells of one run, side by side, rather than runs on different da
 
     .venv/bin/python perf/throughput.py                  # one quick cell: 32 in flight, 100 ms
     .venv/bin/python perf/throughput.py --concurrency 32 128 512 --latency 0.1 1.0 --repeats 3
+    .venv/bin/python perf/throughput.py --concurrency 128 --http-client aiohttp   # compare
 """
 
 from __future__ import annotations
@@ -56,11 +57,14 @@ def serve(conn: Connection, latency: float, split: str) -> None:
 
 
 def harness(conn: Connection, base_url: str, concurrency: int, epochs: int, repeats: int,
-            split: str, embedder: str, profile: str | None, cold_cache: bool = False) -> None:
+            split: str, embedder: str, profile: str | None, cold_cache: bool = False,
+            http_client: str = "") -> None:
     """Harness process: ``repeats`` runs through the public API, each timed on its own.
     ``cold_cache``: an empty user cache, so the first run loads the embedder and embeds (the
     out-of-the-box first run); the later ones find the embeddings cached."""
     os.environ.setdefault("OPENAI_API_KEY", "dummy")
+    if http_client:  # "aiohttp": the general client instead of the plain-HTTP one
+        os.environ["TOOLSCORE_HTTP_CLIENT"] = http_client
     import toolscore.benchmarks.tooltalk.benchmark  # noqa: F401  (one-off imports: not timed)
     import toolscore.models.openai_provider  # noqa: F401
     from toolscore.runs.api import evaluate
@@ -102,7 +106,8 @@ def run_cell(server: Connection, info: dict[str, Any], latency: float, concurren
     profile = (f"{args.profile}.c{concurrency}.l{latency}" if args.profile else None)
     proc = ctx.Process(target=harness, daemon=True,
                        args=(child, info["base_url"], concurrency, epochs, max(1, args.repeats),
-                             args.split, args.embedder, profile, args.cold_cache))
+                             args.split, args.embedder, profile, args.cold_cache,
+                             args.http_client))
     proc.start()
     reps = []
     while parent.recv() == "before":
@@ -185,6 +190,9 @@ def main() -> int:
     p.add_argument("--cold-cache", action="store_true",
                    help="Start from an empty user cache (with --embedder minilm: the first run "
                         "loads the embedder and embeds, as a first run out of the box does).")
+    p.add_argument("--http-client", default="", choices=["", "aiohttp"],
+                   help="aiohttp: send through aiohttp instead of toolscore's plain-HTTP "
+                        "client (sets $TOOLSCORE_HTTP_CLIENT in the harness), to compare them.")
     p.add_argument("--profile", default=None,
                    help="Write a cProfile (CPU) of one extra, unreported warm run of each "
                         "cell to PREFIX.cN.lS.")
@@ -207,7 +215,8 @@ def main() -> int:
         finally:
             parent.send("stop")
             server.join(timeout=10)
-    print(f"tooltalk {args.split}, openai/ provider against the fake server, no cache, "
+    client = args.http_client or "plain-HTTP client"
+    print(f"tooltalk {args.split}, openai/ provider ({client}) against the fake server, no cache, "
           f"{args.repeats} runs per cell (the first cold); {os.cpu_count()} cores, shared "
           "host: loaded figures")
     print_cells(cells, info)

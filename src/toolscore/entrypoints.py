@@ -15,6 +15,8 @@ and an optional dependency is only needed by what uses it.
 
 from __future__ import annotations
 
+import functools
+import sys
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -90,6 +92,14 @@ def _dist(ep: EntryPoint) -> tuple[str, str]:
     return str(name), str(dist.version)
 
 
+@functools.lru_cache(maxsize=32)
+def _group_entries(group: str, path: tuple[str, ...]) -> tuple[EntryPoint, ...]:
+    """The entry points of ``group`` for this ``sys.path``: reading every installed
+    distribution's metadata costs ~20 ms, and a run looked its benchmark and provider up three
+    times. A package installed in a new path entry is seen (the key changes)."""
+    return tuple(entry_points(group=group))
+
+
 class Registry:
     """The entries of one group (``kind`` names it in messages: "benchmark", "provider"...).
 
@@ -111,7 +121,7 @@ class Registry:
     def _scan(self) -> tuple[dict[str, list[Extension]], list[Extension]]:
         found: dict[str, list[Extension]] = {}
         seen: set[tuple[str, str, str]] = set()
-        for ep in entry_points(group=self.group):
+        for ep in _group_entries(self.group, tuple(sys.path)):
             dist, version = _dist(ep)
             key = (ep.name, ep.value, dist)
             if key in seen:  # the same distribution visible twice on sys.path

@@ -98,14 +98,22 @@ class Environment:
         self._set_snapshot(databases or {})
         self._dbs: dict[str, Any] = {}
         self._touched: set[str] | None = None  # None: unknown, treat every database as changed
+        self._lazy = True  # databases not in _dbs are loaded from the snapshot when asked for
         self.reset()
 
     # -- state -------------------------------------------------------------------------------
     # reset() runs before every evaluated turn and state_hash() after it, so both only redo the
-    # databases a tool may have touched since the last reset (tools reach state through db()).
-    # Handing out the whole ``databases`` dict gives up that tracking until the next reset.
+    # databases a tool may have changed since the last reset (tools reach state through db()).
+    # A database is loaded from its snapshot when first asked for, and a read-only tool marks it
+    # changed only if it grew or shrank: ToolTalk's read-only tools write nothing but an empty
+    # entry for a user they look up (``setdefault``), which changes the number of top-level
+    # keys; tests/env/test_read_only_tools.py checks that on every ground-truth call. Handing
+    # out the whole ``databases`` dict gives up that tracking until the next reset.
     @property
     def databases(self) -> dict[str, Any]:
+        if self._lazy:
+            for name in self._initial.keys() - self._dbs.keys():
+                self._dbs[name] = pickle.loads(self._initial[name])
         self._touched = None
         return self._dbs
 
@@ -113,18 +121,18 @@ class Environment:
     def databases(self, value: dict[str, Any]) -> None:
         self._dbs = value
         self._touched = None
+        self._lazy = False  # the given dict is the whole state until the next reset
 
     def reset(self) -> None:
         """Restore initial databases and session; forget every tool's random generator."""
         if self._touched is None:
-            self._dbs = {name: pickle.loads(blob) for name, blob in self._initial.items()}
+            self._dbs = {}  # every database is reloaded from its snapshot when next asked for
         else:
             for name in self._touched:
-                if name in self._initial:
-                    self._dbs[name] = pickle.loads(self._initial[name])
-                else:
-                    self._dbs.pop(name, None)
+                self._dbs.pop(name, None)
         self._touched = set()
+        self._lazy = True
+        self._reads: dict[str, int] | None = None
         self.session: Session | None = (copy.copy(self.initial_session)
                                         if self.initial_session else None)
         self._rngs: dict[str, random.Random] = {}
@@ -144,9 +152,18 @@ class Environment:
         self._initial_hashes = snapshot.hashes
 
     def db(self, name: str) -> Any:
+        data = self._dbs.get(name)
+        if data is None:
+            blob = self._initial.get(name) if self._lazy else None
+            data = self._dbs[name] = {} if blob is None else pickle.loads(blob)
+            if blob is None and self._touched is not None:
+                self._touched.add(name)  # a new database: reset() must drop it
         if self._touched is not None:
-            self._touched.add(name)
-        return self._dbs.setdefault(name, {})
+            if self._reads is None:
+                self._touched.add(name)
+            elif name not in self._reads:
+                self._reads[name] = len(data)
+        return data
 
     def rng(self, tool_name: str) -> random.Random:
         if tool_name not in self._rngs:
@@ -156,17 +173,23 @@ class Environment:
     def state_hash(self) -> str:
         """A canonical hash of the databases and the session (key order does not matter)."""
         parts = {}
-        for name in sorted(self._dbs):
+        names = self._dbs.keys() | self._initial.keys() if self._lazy else self._dbs.keys()
+        for name in sorted(names):
             unchanged = (self._touched is not None and name not in self._touched
                          and name in self._initial)
             if unchanged:
                 if name not in self._initial_hashes:
-                    self._initial_hashes[name] = _hash_json(self._dbs[name])
+                    data = self._dbs[name] if name in self._dbs else self._load(name)
+                    self._initial_hashes[name] = _hash_json(data)
                 parts[name] = self._initial_hashes[name]
             else:
-                parts[name] = _hash_json(self._dbs[name])
+                parts[name] = _hash_json(self._dbs[name] if name in self._dbs
+                                         else self._load(name))
         return _hash_json({"databases": parts,
                            "session": self.session.__dict__ if self.session else None})
+
+    def _load(self, name: str) -> Any:
+        return pickle.loads(self._initial[name])
 
     # -- tools -------------------------------------------------------------------------------
     def specs(self, names: Iterable[str] | None = None) -> list[ToolSpec]:
@@ -185,11 +208,18 @@ class Environment:
             if self.session is None:
                 return CallRecord(name, arguments, None, NOT_LOGGED_IN)
             kwargs["session_token"] = self.session.token
+        reads = None if tool.action else {}
+        self._reads = reads
         try:
             tool.check_arguments(kwargs)
             response = tool.fn(self, **kwargs)
         except Exception as e:  # the model's input is at fault; record, never crash
             return CallRecord(name, kwargs, None, _exception_text(e))
+        finally:
+            self._reads = None
+            if reads and self._touched is not None:
+                self._touched.update(n for n, size in reads.items()
+                                     if len(self._dbs.get(n, ())) != size)
         return CallRecord(name, kwargs, response, None)
 
     def execute(self, call: ToolCall) -> tuple[CallRecord, ToolResult]:

@@ -157,6 +157,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         self._samples: list[Sample] | None = None
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
+        self._truth_hashes = final_state.TruthHashes()
 
     def config(self) -> dict[str, Any]:
         from toolscore.env.similarity import get_embedder
@@ -245,16 +246,20 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         prompt = protocol.system_prompt(conv.metadata)
         config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,
                                 epoch=epoch)
-        # the ground truth's world for the final-state check (none for an external server's
+        # the ground truth's hashes for the final-state check (none for an external server's
         # tools: their state is not ours to replay)
-        truth = self.environment(conv) if self.remote is None else None
+        def world() -> Any:
+            return self.environment(conv)
+
+        truth = (None if self.remote is not None
+                 else self._truth_hashes.get(sample.id, world, conv.turns))
         turns = []
         for i in protocol.assistant_turns(conv.turns):
             turn = await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt,
                                                 config, self.max_calls)
             if truth is not None:
-                final_state.replay(truth, conv.turns[i].apis)  # earlier turns already in
-                check = final_state.compare(env, truth)
+                check = final_state.check_turn(env, turn["state_hash"], truth[i], world,
+                                               conv.turns, i)
                 turn["expected_state_hash"] = check["expected_hash"]
                 if "diff" in check:
                     turn["state_diff"] = check["diff"]

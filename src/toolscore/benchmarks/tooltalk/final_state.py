@@ -25,6 +25,7 @@ This is an extra metric: call-level scores do not read it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 EACH_TURN = "each turn"
@@ -38,6 +39,46 @@ def replay(env: Any, calls: list[Any]) -> None:
     """Execute ground-truth calls (``ToolTalk`` API records) in ``env``, in order."""
     for call in calls:
         env.call(call.name, call.arguments)
+
+
+class TruthHashes:
+    """The ground truth's state hash after each assistant turn, per conversation, computed once.
+
+    The ground truth's world depends on the conversation only, not on the model or the epoch,
+    so replaying it for every sample cost a second world, its tool calls and its hashes per
+    turn (a sixth of the harness's CPU per model call) to get the same hashes again. The world
+    is rebuilt only when a turn's state differs and the diff is needed (:func:`check_turn`).
+    """
+
+    def __init__(self) -> None:
+        self._hashes: dict[str, dict[int, str]] = {}
+
+    def get(self, key: str, make_world: Callable[[], Any], turns: list[Any]) -> dict[int, str]:
+        """Turn index -> expected hash for the conversation ``key`` (``turns`` its turns)."""
+        hashes = self._hashes.get(key)
+        if hashes is None:
+            world, hashes = make_world(), {}
+            for i, turn in enumerate(turns):
+                if turn.role == "assistant":
+                    replay(world, turn.apis)
+                    hashes[i] = world.state_hash()
+            self._hashes[key] = hashes
+        return hashes
+
+
+def check_turn(found: Any, found_hash: str, expected_hash: str,
+               make_world: Callable[[], Any], turns: list[Any], index: int) -> dict[str, Any]:
+    """:func:`compare` for the world ``found`` after assistant turn ``index`` (its hash
+    already known) and the ground truth's, whose world is replayed only for a diff."""
+    out: dict[str, Any] = {"state_hash": found_hash, "expected_hash": expected_hash,
+                           "match": found_hash == expected_hash}
+    if not out["match"]:
+        world = make_world()
+        for turn in turns[:index + 1]:
+            if turn.role == "assistant":
+                replay(world, turn.apis)
+        out["diff"] = state_diff(state_of(found), state_of(world))
+    return out
 
 
 def state_of(env: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ world (the model reads them, the scorer compares them), so they are kept in one 
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime
 from typing import Any
@@ -71,7 +72,14 @@ def parse_timestamp(value: Any, fmt: str = DATETIME_FORMAT) -> datetime:
     format '%H:%M:%S'", "unconverted data remains: .88"): the reference simulator lets that text
     through to the model, so it is part of what a model under test reads.
     """
-    return datetime.strptime(value, fmt)
+    if isinstance(value, str):  # the same few timestamps are parsed on every replayed turn
+        return _parse(value, fmt)
+    return datetime.strptime(value, fmt)  # its TypeError text, not the cache's
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(value: str, fmt: str) -> datetime:
+    return datetime.strptime(value, fmt)  # a datetime is immutable: sharing it is safe
 
 
 def random_id(env: Environment, tool_name: str, *digits: int) -> str:

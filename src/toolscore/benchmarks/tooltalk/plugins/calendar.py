@@ -23,7 +23,7 @@ from toolscore.benchmarks.tooltalk.plugins.account import (
 )
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
-from toolscore.env.tool import tool
+from toolscore.env.tool import json_copy, tool
 
 CALENDAR_DB = "Calendar"
 NOT_FOUND = "Event {id} not found."
@@ -165,7 +165,7 @@ def query_calendar(env: Environment, session_token: str, start_time: str,
         except (TypeError, ValueError):
             continue  # a malformed stored event is invisible rather than fatal
         if begins <= end and ends >= start:
-            found.append(copy.deepcopy(event))
+            found.append(json_copy(event))
     return {"events": found}
 
 

@@ -8,7 +8,6 @@ shared with the Messages plugin.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -22,7 +21,7 @@ from toolscore.benchmarks.tooltalk.plugins.account import (
 )
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
-from toolscore.env.tool import tool
+from toolscore.env.tool import json_copy, tool
 
 EMAIL_DB = "Email"
 MAX_RESULTS = 5
@@ -71,7 +70,7 @@ def search_items(
             continue
         found.append((when, position, item))
     latest = sorted(found, key=lambda f: f[0], reverse=True)[:MAX_RESULTS]
-    return [copy.deepcopy(item) for _, _, item in latest]
+    return [json_copy(item) for _, _, item in latest]
 
 
 @tool("SearchInbox", auth=True, equivalence=rule_for("SearchInbox"))

@@ -6,7 +6,6 @@ status "pending" or "complete".
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
@@ -20,7 +19,7 @@ from toolscore.benchmarks.tooltalk.plugins.account import (
 )
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
-from toolscore.env.tool import tool
+from toolscore.env.tool import json_copy, tool
 
 REMINDER_DB = "Reminder"
 NOT_FOUND = "Reminder {id} not found in database"
@@ -85,7 +84,7 @@ def delete_reminder(env: Environment, session_token: str, reminder_id: str) -> d
 @tool("GetReminders", auth=True, equivalence=rule_for("GetReminders"))
 def get_reminders(env: Environment, session_token: str) -> dict[str, Any]:
     """List all of the user's reminders, pending and complete."""
-    return {"reminders": [copy.deepcopy(r) for r in _reminders(env, session_token).values()]}
+    return {"reminders": [json_copy(r) for r in _reminders(env, session_token).values()]}
 
 
 PLUGIN = Plugin(

@@ -7,7 +7,6 @@ needed.
 
 from __future__ import annotations
 
-import copy
 from datetime import timedelta
 from typing import Any
 
@@ -15,7 +14,7 @@ from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.account import require_text
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
-from toolscore.env.tool import tool
+from toolscore.env.tool import json_copy, tool
 
 WEATHER_DB = "Weather"
 HISTORIC_DB = "HistoricWeather"
@@ -44,7 +43,7 @@ def current_weather(env: Environment, location: str) -> dict[str, Any]:
     record = _city(env, WEATHER_DB, location).get(today)
     if record is None:
         raise LookupError(f"No weather data for {location} on {today}.")
-    return {"weather": copy.deepcopy(record)}
+    return {"weather": json_copy(record)}
 
 
 @tool("ForecastWeather", equivalence=rule_for("ForecastWeather"))
@@ -57,7 +56,7 @@ def forecast_weather(env: Environment, location: str) -> dict[str, Any]:
     records = _city(env, WEATHER_DB, location)
     days = [(env.now + timedelta(days=i)).strftime(DATE_FORMAT)
             for i in range(1, FORECAST_DAYS + 1)]
-    forecast = [copy.deepcopy(records[day]) for day in days if day in records]
+    forecast = [json_copy(records[day]) for day in days if day in records]
     if not forecast:
         raise LookupError(f"No forecast for {location} after {env.now.strftime(DATE_FORMAT)}.")
     return {"forecast": forecast}
@@ -77,7 +76,7 @@ def historic_weather(env: Environment, location: str, month: str) -> dict[str, A
     if record is None:
         raise LookupError(f"Historic weather data for {location.lower()} missing for month "
                           f"{month.lower()}")
-    return {"weather": copy.deepcopy(record)}
+    return {"weather": json_copy(record)}
 
 
 PLUGIN = Plugin(
