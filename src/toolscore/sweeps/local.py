@@ -2,19 +2,23 @@
 
 Processes rather than threads, because a run is CPU work between model calls (building
 prompts, scoring, embedding) and one interpreter would serialise it. The parent only
-schedules: it starts a unit when a worker is free and the unit's provider has a free slot
-(:mod:`.limits`), so a sweep of 40 runs against one endpoint never has more than the
-provider's limit of requests in flight, whatever the number of workers.
+schedules: it starts a unit whenever a worker is free. The provider limits are held by the
+workers together: every call of every unit (assistant, simulated user, judge) takes a permit
+of its provider from a limiter all the pool's processes share (:mod:`.limits`), so a sweep of
+40 runs against one endpoint never has more than the provider's limit of requests in flight,
+and a unit near its end leaves the permits it does not need to the others.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from toolscore.sweeps.limits import Gate, concurrency, slots
+from toolscore.sweeps.limits import concurrency, shares, slots
 from toolscore.sweeps.plan import Manifest, Unit
 from toolscore.sweeps.unit import run_unit
 
@@ -28,14 +32,25 @@ def tasks_of(units: list[Unit]) -> list[Task]:
 
 
 def settings(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dict[str, Any]:
+    """A unit's settings with fixed shares of its providers' limits (Ray, ``--index``)."""
     return {"max_concurrency": concurrency(manifest, unit, group_slots),
-            "cache": manifest.cache, "timeout": manifest.timeout}
+            "cache": manifest.cache, "timeout": manifest.timeout,
+            "limits": shares(manifest, unit, group_slots)}
+
+
+def shared_settings(manifest: Manifest, folder: Path) -> dict[str, Any]:
+    """Every unit's settings in the local pool: the run's own concurrency, and each limited
+    provider's whole limit as one limiter file in ``folder`` that all workers share."""
+    return {"max_concurrency": manifest.max_concurrency, "cache": manifest.cache,
+            "timeout": manifest.timeout,
+            "limits": {g: [str(folder / f"{i}.lock"), n]
+                       for i, (g, n) in enumerate(sorted(manifest.limits.items()))}}
 
 
 def run_one(manifest: Manifest, index: int) -> dict[str, Any]:
     """Unit ``index`` in this process (``sweep run --index I``). Other units may be running
-    at the same time as other jobs, so it takes the smallest share of its provider's limit:
-    ``limit // units of that provider``."""
+    at the same time as other jobs, so it takes the smallest share of each provider it uses:
+    ``limit // units using that provider``."""
     if not 0 <= index < len(manifest.units):
         raise ValueError(f"--index {index}: the plan has units 0 to {len(manifest.units) - 1}")
     unit = manifest.units[index]
@@ -48,29 +63,21 @@ def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None 
     """Every unit (or ``units``) in ``workers`` processes; results in completion order."""
     todo = tasks_of(list(manifest.units if units is None else units))
     workers = max(1, workers)
-    group_slots = slots(manifest, [u for u, _ in todo], workers)
-    gate = Gate(group_slots)
     results: list[dict[str, Any]] = []
     running: dict[cf.Future[dict[str, Any]], Unit] = {}
     # spawn: a forked child would inherit the parent's threads' locks (a test's server)
     context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(todo))),
-                                mp_context=context) as pool:
+    with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder, \
+            cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(todo))),
+                                   mp_context=context) as pool:
+        common = shared_settings(manifest, Path(folder))
         while todo or running:
-            for task in list(todo):
-                if len(running) >= workers:
-                    break
-                unit, shard = task
-                if gate.admits(unit):
-                    todo.remove(task)
-                    gate.start(unit)
-                    future = pool.submit(run_unit, unit.to_dict(),
-                                         settings(manifest, unit, group_slots), shard)
-                    running[future] = unit
+            while todo and len(running) < workers:
+                unit, shard = todo.pop(0)
+                running[pool.submit(run_unit, unit.to_dict(), common, shard)] = unit
             done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
             for future in done:
                 unit = running.pop(future)
-                gate.finish(unit)
                 try:
                     result = future.result()
                 except Exception as e:  # noqa: BLE001 - a worker died (OOM, killed)
