@@ -12,6 +12,8 @@ and a unit near its end leaves the permits it does not need to the others.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import importlib.util
 import multiprocessing
 import tempfile
 from collections.abc import Callable
@@ -47,6 +49,35 @@ def shared_settings(manifest: Manifest, folder: Path) -> dict[str, Any]:
                        for i, (g, n) in enumerate(sorted(manifest.limits.items()))}}
 
 
+def preload(manifest: Manifest) -> list[str]:
+    """Modules every worker needs: the run machinery, the plan's benchmarks and providers."""
+    from toolscore.benchmarks.registry import benchmark_class
+    from toolscore.entrypoints import PROVIDERS
+    from toolscore.models.providers import split_name
+
+    names = {"toolscore.sweeps.unit"}
+    if importlib.util.find_spec("aiohttp") is not None:
+        names.add("aiohttp")  # the API providers' HTTP client: 0.3-0.8 s to import, per worker
+    for unit in manifest.units:
+        with contextlib.suppress(Exception):  # a unit that cannot load fails on its own
+            names.add(benchmark_class(unit.benchmark).__module__)
+            target = getattr(PROVIDERS.load(split_name(unit.model)[0]), "target", "")
+            names.update(filter(None, [target.partition(":")[0]]))
+    return sorted(names)
+
+
+def pool_context(manifest: Manifest) -> Any:
+    """Worker processes forked from a server that imported what they need once (a spawned
+    worker would import it again, four at once on a machine with two cores: seconds of a
+    sweep's start). Never a plain fork: the child would inherit the locks of the parent's
+    threads (a test's server). Spawn where there is no fork server."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(preload(manifest))  # no effect once the server runs
+    return context
+
+
 def run_one(manifest: Manifest, index: int) -> dict[str, Any]:
     """Unit ``index`` in this process (``sweep run --index I``). Other units may be running
     at the same time as other jobs, so it takes the smallest share of each provider it uses:
@@ -65,8 +96,7 @@ def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None 
     workers = max(1, workers)
     results: list[dict[str, Any]] = []
     running: dict[cf.Future[dict[str, Any]], Unit] = {}
-    # spawn: a forked child would inherit the parent's threads' locks (a test's server)
-    context = multiprocessing.get_context("spawn")
+    context = pool_context(manifest)
     with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder, \
             cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(todo))),
                                    mp_context=context) as pool:

@@ -9,7 +9,8 @@ so a sweep that outgrows one machine runs on an existing cluster engine, not one
   task's process holds it to ``c``) asks for ``c`` units of resource ``provider:p``, and the
   cluster declares the provider's limit as that resource's total (``ray start
   --resources='{"provider:openai": 16}'``). Ray then never runs units whose requests add up
-  to more than the limit, across all nodes, with no controller of ours. A local instance started here declares them itself.
+  to more than the limit, across all nodes, with no controller of ours. A local instance
+  started here declares them itself.
 * ``local/*`` units ask for CPUs (and GPUs) to hold their embedded model; API-model units ask
   for a fraction of a CPU, since they mostly wait on the network.
 
