@@ -95,7 +95,8 @@ def measure(name: str, run: Any, conn: Connection, ideal: float, parallel: int,
     return {"executor": name, "wall_s": wall, "efficiency": ideal / wall,
             "overhead_per_unit_s": max(0.0, wall - ideal) * parallel / units,
             "max_in_flight": stats["max_in_flight"], "requests": stats["requests"],
-            "states": states, **where}
+            "states": states, **where,
+            "cpu_per_unit_s": sum(r.get("cpu_s", 0.0) for r in results) / max(1, len(results))}
 
 
 def main() -> int:
@@ -161,7 +162,8 @@ def main() -> int:
               f"units {','.join(r['states'])}  {'ok' if target else 'MISSED'}")
         print(f"{'':<20} start-up {r['startup_s']:.2f} s to the first request, mean in "
               f"flight {r['mean_in_flight']:.1f}/{args.limit} while the provider is kept "
-              f"busy, tail {r['tail_s']:.2f} s below the limit at the end")
+              f"busy, tail {r['tail_s']:.2f} s below the limit at the end, CPU "
+              f"{r['cpu_per_unit_s']:.2f} s per unit")
     return 0 if ok else 1
 
 

@@ -46,7 +46,12 @@ def provider_limits(limits: dict[str, Any]) -> Iterator[None]:
 
 def _run(unit: dict[str, Any], settings: dict[str, Any],
          shard: tuple[int, int] | None) -> dict[str, Any]:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
+
+    def timing() -> dict[str, float]:  # CPU too: what a unit costs the machine, load or not
+        return {"wall_s": round(time.perf_counter() - started, 3),
+                "cpu_s": round(time.process_time() - cpu, 3)}
+
     result: dict[str, Any] = {"index": unit["index"], "run_dir": unit["run_dir"],
                               "shard": None if shard is None else f"{shard[0]}/{shard[1]}"}
     store = RunStore(unit["run_dir"])
@@ -61,13 +66,12 @@ def _run(unit: dict[str, Any], settings: dict[str, Any],
                            base_url=unit.get("base_url"), download=False,
                            model_args=unit["model_args"], **common, **unit["options"])
     except RunLocked as e:
-        return {**result, "state": "busy", "message": str(e),
-                "wall_s": round(time.perf_counter() - started, 3)}
+        return {**result, "state": "busy", "message": str(e), **timing()}
     except Exception as e:  # noqa: BLE001 - reported per unit; the sweep goes on
         return {**result, "state": "failed", "message": f"{type(e).__name__}: "
-                f"{' '.join(str(e).split())}", "wall_s": round(time.perf_counter() - started, 3)}
+                f"{' '.join(str(e).split())}", **timing()}
     summary = run.summary or {}
     errors, _ = run.error_count()  # read without the outputs: a unit may hold 10,000 records
     return {**result, "state": "error" if errors else "done", "errors": errors,
             "run_now": summary.get("run_now", 0), "skipped": summary.get("skipped", 0),
-            "calls": summary.get("calls", 0), "wall_s": round(time.perf_counter() - started, 3)}
+            "calls": summary.get("calls", 0), **timing()}
