@@ -7,13 +7,17 @@ model of a judge configuration) is read from the plan."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.autode import asking_assistant, responder
 from support.data import dataset, needs
-from sweeps.plans import demo_oracle, write_plan
+from sweeps.plans import demo_oracle, sample_keys, write_plan
 
 from toolscore.sweeps.limits import groups_of, shares, slots
 from toolscore.sweeps.local import run_local, run_one
@@ -88,7 +92,8 @@ def test_index_gives_each_unit_its_share_of_a_user_provider(tmp_path: Path) -> N
 
 def test_groups_of_reads_user_models_and_judge_configs(tmp_path: Path) -> None:
     judge = tmp_path / "judge.json"
-    judge.write_text(json.dumps({"name": "j", "kind": "tooleval-pass", "model": "anthropic/claude-x"}))
+    judge.write_text(json.dumps({"name": "j", "kind": "tooleval-pass",
+                                 "model": "anthropic/claude-x"}))
     manifest = expand({"models": ["openai/a", "oracle"], "benchmarks": {"demo": {}},
                        "limits": {"openai": 8, "anthropic": 4}}, base=tmp_path)
     unit = manifest.units[0]
@@ -102,3 +107,46 @@ def test_groups_of_reads_user_models_and_judge_configs(tmp_path: Path) -> None:
     # limit // units using it
     assert shares(manifest, unit, {"openai": 2, "anthropic": 3}) == {
         "anthropic": [None, 1], "openai": [None, 4]}
+
+
+def _kill_a_worker(run_dir: Path, srv: FakeOpenAIServer, stop: threading.Event,
+                   peaks: list[int]) -> None:
+    """SIGKILL the worker running ``run_dir`` once it has finished a sample (its pid is in
+    the run's lock file), while it holds provider permits. The requests it had sent are
+    still served for up to the latency after its death (the kernel freed its permits at
+    once, as a provider goes on with an abandoned request): the peak is counted again after."""
+    while not stop.is_set():
+        if len(sample_keys(run_dir)) >= 1:
+            pid = (run_dir / ".lock").read_text().strip()
+            if pid.isdigit():
+                os.kill(int(pid), signal.SIGKILL)
+                peaks.append(srv.max_in_flight)
+                time.sleep(srv.latency + 0.05)
+                srv.max_in_flight = srv.in_flight
+                return
+        time.sleep(0.01)
+
+
+def test_a_killed_worker_frees_its_permits_and_its_unit_resumes(tmp_path: Path) -> None:
+    oracle = demo_oracle()
+    with FakeOpenAIServer(oracle.responder, latency=0.1) as srv:
+        manifest = load_plan(write_plan(tmp_path, srv.base_url, units=4, limit=2,
+                                        max_concurrency=2))
+        target = Path(manifest.units[0].run_dir)
+        stop, peaks = threading.Event(), []
+        watcher = threading.Thread(target=_kill_a_worker, args=(target, srv, stop, peaks))
+        watcher.start()
+        try:
+            results = run_local(manifest, workers=2)
+        finally:
+            stop.set()
+            watcher.join()
+    assert peaks, "the worker was not killed"
+    # a permit the dead worker held and never gave back would have left 1 (or 0) of the 2
+    # for the rest of the sweep: it finishes, with both used and never more
+    assert sorted(r["index"] for r in results) == [0, 1, 2, 3]
+    assert {r["state"] for r in results} == {"done"}, results
+    assert peaks[0] <= 2 and srv.max_in_flight == 2
+    for u in manifest.units:
+        keys = sample_keys(u.run_dir)
+        assert len(keys) == len(set(keys)) == 6  # resumed: no sample run twice

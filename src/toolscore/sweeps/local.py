@@ -16,6 +16,7 @@ import contextlib
 import importlib.util
 import multiprocessing
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from toolscore.sweeps.plan import Manifest, Unit
 from toolscore.sweeps.unit import run_unit
 
 Task = tuple[Unit, "tuple[int, int] | None"]
+RETRIES = 2  # times a unit whose worker died is resumed in a new pool
 
 
 def tasks_of(units: list[Unit]) -> list[Task]:
@@ -91,29 +93,56 @@ def run_one(manifest: Manifest, index: int) -> dict[str, Any]:
 
 def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None = None,
               on_result: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Every unit (or ``units``) in ``workers`` processes; results in completion order."""
+    """Every unit (or ``units``) in ``workers`` processes; results in completion order.
+
+    A worker that dies (OOM, killed) breaks its pool: the units it and the others were
+    running are resumed in a new pool, up to ``RETRIES`` times each (finished samples are
+    kept), and the permits the dead worker held were freed by the kernel with it."""
     todo = tasks_of(list(manifest.units if units is None else units))
     workers = max(1, workers)
     results: list[dict[str, Any]] = []
-    running: dict[cf.Future[dict[str, Any]], Unit] = {}
+
+    def report(result: dict[str, Any]) -> None:
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
     context = pool_context(manifest)
-    with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder, \
-            cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(todo))),
-                                   mp_context=context) as pool:
+    deaths: Counter[tuple[int, Any]] = Counter()  # by (unit index, shard)
+    with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder:
         common = shared_settings(manifest, Path(folder))
+        while todo:
+            todo = _pool(context, workers, todo, common, deaths, report)
+    return results
+
+
+def _pool(context: Any, workers: int, todo: list[Task], common: dict[str, Any],
+          deaths: Counter[tuple[int, Any]], report: Callable[[dict[str, Any]], None]) -> list[Task]:
+    """Run ``todo`` in one pool until done or broken; returns the tasks to run again."""
+    again: list[Task] = []
+    running: dict[cf.Future[dict[str, Any]], Task] = {}
+    with cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)),
+                                mp_context=context) as pool:
         while todo or running:
-            while todo and len(running) < workers:
-                unit, shard = todo.pop(0)
-                running[pool.submit(run_unit, unit.to_dict(), common, shard)] = unit
+            while todo and len(running) < workers and not again:
+                task = todo.pop(0)
+                try:
+                    running[pool.submit(run_unit, task[0].to_dict(), common, task[1])] = task
+                except cf.process.BrokenProcessPool:
+                    again.append(task)
+            if not running:
+                break
             done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
             for future in done:
-                unit = running.pop(future)
+                task = running.pop(future)
                 try:
-                    result = future.result()
+                    report(future.result())
                 except Exception as e:  # noqa: BLE001 - a worker died (OOM, killed)
-                    result = {"index": unit.index, "run_dir": unit.run_dir, "state": "failed",
-                              "message": f"worker died: {type(e).__name__}: {e}"}
-                results.append(result)
-                if on_result is not None:
-                    on_result(result)
-    return results
+                    deaths[task[0].index, task[1]] += 1
+                    if deaths[task[0].index, task[1]] <= RETRIES:
+                        again.append(task)
+                    else:
+                        report({"index": task[0].index, "run_dir": task[0].run_dir,
+                                "state": "failed",
+                                "message": f"worker died: {type(e).__name__}: {e}"})
+    return again + todo
