@@ -17,7 +17,7 @@ same plan again finds the same directories and resumes them. The plan is JSON or
     epochs: 3
     limit: null
     limits: {openai: 16}         # connections in flight per provider, across the sweep
-    max_concurrency: 8           # per run, before the provider limits divide it
+    max_concurrency: 8           # per run (Ray, --index: cut to a share of the limits)
     cache: default               # or none, or a file
     timeout: 120
     data: {tooltalk: /data/tooltalk}
