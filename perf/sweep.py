@@ -24,6 +24,7 @@ import math
 import multiprocessing as mp
 import os
 import tempfile
+import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -40,10 +41,36 @@ def serve(conn: Connection, latency: float) -> None:
 
     rec = oracle_recording("demo", None, embedder="hashing", fallback=None)
     with FakeOpenAIServer(rec.responder, latency=latency, keep_requests=False) as srv:
+        samples: list[tuple[float, int]] = []
+        stop = threading.Event()
+
+        def sample() -> None:  # requests in flight every 5 ms, on the system-wide clock
+            while not stop.wait(0.005):
+                samples.append((time.monotonic(), srv.in_flight))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         conn.send({"base_url": srv.base_url, "calls": rec.calls, "chain": rec.chain()})
         while conn.recv() == "stats":
-            conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight})
+            conn.send({"requests": srv.requests, "max_in_flight": srv.max_in_flight,
+                       "samples": list(samples)})
             srv.max_in_flight = srv.requests = 0  # per executor, not cumulative
+            samples.clear()
+        stop.set()
+
+
+def timeline(samples: list[tuple[float, int]], start: float, end: float,
+             limit: int) -> dict[str, float]:
+    """Where the wall time went: before the first request (start-up), after the provider
+    was last kept full (tail), and the mean requests in flight in between."""
+    busy = [(t, n) for t, n in samples if start <= t <= end]
+    active = [t for t, n in busy if n > 0]
+    full = [t for t, n in busy if n >= limit]
+    if not active:
+        return {"startup_s": end - start, "tail_s": 0.0, "mean_in_flight": 0.0}
+    middle = [n for t, n in busy if active[0] <= t <= (full[-1] if full else active[-1])]
+    return {"startup_s": active[0] - start, "tail_s": end - (full[-1] if full else end),
+            "mean_in_flight": sum(middle) / max(1, len(middle))}
 
 
 def plan(folder: Path, base_url: str, units: int, epochs: int, limit: int) -> Path:
@@ -57,17 +84,19 @@ def plan(folder: Path, base_url: str, units: int, epochs: int, limit: int) -> Pa
 
 
 def measure(name: str, run: Any, conn: Connection, ideal: float, parallel: int,
-            units: int) -> dict[str, Any]:
-    wall0 = time.perf_counter()
+            units: int, limit: int) -> dict[str, Any]:
+    wall0, start = time.perf_counter(), time.monotonic()
     results = run()
-    wall = time.perf_counter() - wall0
+    wall, end = time.perf_counter() - wall0, time.monotonic()
     conn.send("stats")
     stats = conn.recv()
+    where = timeline(stats["samples"], start, end, limit)
     states = sorted({r["state"] for r in results})
     return {"executor": name, "wall_s": wall, "efficiency": ideal / wall,
             "overhead_per_unit_s": max(0.0, wall - ideal) * parallel / units,
             "max_in_flight": stats["max_in_flight"], "requests": stats["requests"],
-            "states": states}
+            "states": states, **where,
+            "cpu_per_unit_s": sum(r.get("cpu_s", 0.0) for r in results) / max(1, len(results))}
 
 
 def main() -> int:
@@ -98,7 +127,7 @@ def main() -> int:
                                    args.epochs, args.limit))
             rows.append(measure(f"local ({args.workers} workers)",
                                 lambda: run_local(local, workers=args.workers), parent, ideal,
-                                args.workers, args.units))
+                                args.workers, args.units, args.limit))
             if not args.no_ray:
                 import ray
 
@@ -112,7 +141,7 @@ def main() -> int:
                     parallel = min(args.limit, int(args.ray_cpus / on_ray.ray["api_cpus"]))
                     rows.append(measure(f"ray ({args.ray_cpus} CPUs)",
                                         lambda: run_ray(on_ray), parent, ideal, parallel,
-                                        args.units))
+                                        args.units, args.limit))
                 finally:
                     ray.shutdown()
     finally:
@@ -131,6 +160,10 @@ def main() -> int:
               f"{r['efficiency']:.2f}  overhead/unit {r['overhead_per_unit_s']:.2f} s  "
               f"peak in flight {r['max_in_flight']}/{args.limit}  requests {r['requests']}  "
               f"units {','.join(r['states'])}  {'ok' if target else 'MISSED'}")
+        print(f"{'':<20} start-up {r['startup_s']:.2f} s to the first request, mean in "
+              f"flight {r['mean_in_flight']:.1f}/{args.limit} while the provider is kept "
+              f"busy, tail {r['tail_s']:.2f} s below the limit at the end, CPU "
+              f"{r['cpu_per_unit_s']:.2f} s per unit")
     return 0 if ok else 1
 
 

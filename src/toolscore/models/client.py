@@ -12,6 +12,7 @@ Providers therefore stay thin: they map one request to one reply and classify th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import random
@@ -24,6 +25,7 @@ from toolscore.models.accounting import record_usage
 from toolscore.models.base import InfraError, Model, model_secrets, redact
 from toolscore.models.cache import ResponseCache, cache_key
 from toolscore.models.retry import RetryPolicy, call_with_retry
+from toolscore.models.shared_limit import limiter_for
 from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
@@ -198,10 +200,14 @@ class ModelClient:
             log.info("%s (%s) attempt %d failed: %s", self.model.name, self.role, n + 1,
                      redact(err, secrets))
 
+        # In a sweep, the provider's limit across all its processes too (models.shared_limit):
+        # taken outside the timeout like the run's slot, but given back during retry backoff.
+        shared = limiter_for(self.model.name)
         try:
-            async with sem:
+            async with sem, (shared.permit() if shared else contextlib.nullcontext()) as held:
                 reply = await call_with_retry(attempt, self.retry, timeout=self.timeout,
-                                              rng=self._rng, on_error=failed)
+                                              rng=self._rng, on_error=failed,
+                                              **({"sleep": held.pause} if held else {}))
         except InfraError as e:
             if isinstance(e.__cause__, EmptyCompletion):
                 # The model kept answering nothing: that is its answer, scored as such

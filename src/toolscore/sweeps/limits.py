@@ -1,26 +1,67 @@
 """Per-provider limits across a whole sweep, not per run.
 
 A provider limit (``limits: {openai: 16}``) is the number of requests in flight to that
-provider from the whole sweep. Each run already keeps its own requests under its
-``max_concurrency`` (one semaphore per model in the run's process), so the sweep only has to
-choose, per provider, how many of its units run at once (``slots``) and give each of them
-``limit // slots`` connections: the total in flight is then at most ``slots * (limit //
-slots) <= limit``. The local pool enforces ``slots`` when it schedules units; on Ray the same
-sum is enforced by the cluster through custom resources (see :mod:`.ray_executor`).
+provider from the whole sweep, whoever sends them: the model under test, a simulated user or a
+judge (:func:`groups_of` finds which limited providers a unit may call).
+
+* The local pool counts every call against one limiter per provider shared by all its worker
+  processes (:mod:`toolscore.models.shared_limit`): any unit may use the whole limit, so a
+  unit at its tail leaves its unused permits to the others instead of a fixed share idling.
+* Where processes share no machine (Ray, ``--index`` jobs of SLURM or Kubernetes) each unit
+  gets a fixed share: ``limit // slots`` of every provider it uses, where ``slots`` is how
+  many units using that provider may run at once, so the shares add up to at most the limit.
+  A process-local limiter of that size bounds its calls, judge and user calls included.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
-from toolscore.sweeps.plan import Manifest, Unit
+from toolscore.sweeps.plan import Manifest, Unit, limit_group
+
+
+def models_of(unit: Unit) -> set[str]:
+    """The models a unit may call: its own, a user or judge model named in its options
+    (``user_model``...) and the model of a judge configuration file it names."""
+    models = {unit.model}
+    for key, value in {**unit.options, **unit.judge}.items():
+        if key.endswith("_model") and isinstance(value, str):
+            models.add(value)
+        elif key == "judge_config" and value:
+            from toolscore.judges.registry import load_judge_config
+
+            try:
+                model = load_judge_config(Path(str(value))).model
+            except (OSError, ValueError):  # the unit reports its own broken config
+                continue
+            if model:
+                models.add(model)
+    return models
+
+
+def groups_of(manifest: Manifest, unit: Unit) -> set[str]:
+    """The limited groups (providers, or models limited by name) a unit may call."""
+    found = set()
+    for model in models_of(unit):
+        try:
+            group = limit_group(model, manifest.limits)
+        except ValueError:
+            continue
+        if group in manifest.limits:
+            found.add(group)
+    return found
 
 
 def slots(manifest: Manifest, units: list[Unit], workers: int) -> dict[str, int]:
-    """How many units of each limited group may run at once with ``workers`` processes."""
-    pending = Counter(u.group for u in units)
-    return {g: max(1, min(workers, manifest.limits[g], n)) for g, n in pending.items()
-            if g in manifest.limits}
+    """How many units using each limited group may run at once with ``workers`` processes."""
+    using = Counter(g for u in units for g in groups_of(manifest, u))
+    return {g: max(1, min(workers, manifest.limits[g], n)) for g, n in using.items()}
+
+
+def share(manifest: Manifest, group: str, group_slots: dict[str, int]) -> int:
+    return max(1, manifest.limits[group] // group_slots.get(group, 1))
 
 
 def concurrency(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> int:
@@ -28,22 +69,12 @@ def concurrency(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> 
     own = manifest.max_concurrency
     if unit.group not in manifest.limits:
         return own
-    share = manifest.limits[unit.group] // group_slots.get(unit.group, 1)
-    return max(1, min(own, share))
+    return max(1, min(own, share(manifest, unit.group, group_slots)))
 
 
-class Gate:
-    """Which units may start now: at most ``slots[group]`` running per limited group."""
-
-    def __init__(self, group_slots: dict[str, int]) -> None:
-        self.slots = group_slots
-        self.running: Counter[str] = Counter()
-
-    def admits(self, unit: Unit) -> bool:
-        return unit.group not in self.slots or self.running[unit.group] < self.slots[unit.group]
-
-    def start(self, unit: Unit) -> None:
-        self.running[unit.group] += 1
-
-    def finish(self, unit: Unit) -> None:
-        self.running[unit.group] -= 1
+def shares(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dict[str, Any]:
+    """The ``limits`` setting of a unit with fixed shares: a private limiter per group it
+    uses, of its share (of its :func:`concurrency` for its own model's group)."""
+    return {g: [None, concurrency(manifest, unit, group_slots) if g == unit.group
+                else share(manifest, g, group_slots)]
+            for g in sorted(groups_of(manifest, unit))}

@@ -2,23 +2,31 @@
 
 Processes rather than threads, because a run is CPU work between model calls (building
 prompts, scoring, embedding) and one interpreter would serialise it. The parent only
-schedules: it starts a unit when a worker is free and the unit's provider has a free slot
-(:mod:`.limits`), so a sweep of 40 runs against one endpoint never has more than the
-provider's limit of requests in flight, whatever the number of workers.
+schedules: it starts a unit whenever a worker is free. The provider limits are held by the
+workers together: every call of every unit (assistant, simulated user, judge) takes a permit
+of its provider from a limiter all the pool's processes share (:mod:`.limits`), so a sweep of
+40 runs against one endpoint never has more than the provider's limit of requests in flight,
+and a unit near its end leaves the permits it does not need to the others.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import importlib.util
 import multiprocessing
+import tempfile
+from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from toolscore.sweeps.limits import Gate, concurrency, slots
+from toolscore.sweeps.limits import concurrency, shares, slots
 from toolscore.sweeps.plan import Manifest, Unit
 from toolscore.sweeps.unit import run_unit
 
 Task = tuple[Unit, "tuple[int, int] | None"]
+RETRIES = 2  # times a unit whose worker died is resumed in a new pool
 
 
 def tasks_of(units: list[Unit]) -> list[Task]:
@@ -28,14 +36,54 @@ def tasks_of(units: list[Unit]) -> list[Task]:
 
 
 def settings(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dict[str, Any]:
+    """A unit's settings with fixed shares of its providers' limits (Ray, ``--index``)."""
     return {"max_concurrency": concurrency(manifest, unit, group_slots),
-            "cache": manifest.cache, "timeout": manifest.timeout}
+            "cache": manifest.cache, "timeout": manifest.timeout,
+            "limits": shares(manifest, unit, group_slots)}
+
+
+def shared_settings(manifest: Manifest, folder: Path) -> dict[str, Any]:
+    """Every unit's settings in the local pool: the run's own concurrency, and each limited
+    provider's whole limit as one limiter file in ``folder`` that all workers share."""
+    return {"max_concurrency": manifest.max_concurrency, "cache": manifest.cache,
+            "timeout": manifest.timeout,
+            "limits": {g: [str(folder / f"{i}.lock"), n]
+                       for i, (g, n) in enumerate(sorted(manifest.limits.items()))}}
+
+
+def preload(manifest: Manifest) -> list[str]:
+    """Modules every worker needs: the run machinery, the plan's benchmarks and providers."""
+    from toolscore.benchmarks.registry import benchmark_class
+    from toolscore.entrypoints import PROVIDERS
+    from toolscore.models.providers import split_name
+
+    names = {"toolscore.sweeps.unit"}
+    if importlib.util.find_spec("aiohttp") is not None:
+        names.add("aiohttp")  # the API providers' HTTP client: 0.3-0.8 s to import, per worker
+    for unit in manifest.units:
+        with contextlib.suppress(Exception):  # a unit that cannot load fails on its own
+            names.add(benchmark_class(unit.benchmark).__module__)
+            target = getattr(PROVIDERS.load(split_name(unit.model)[0]), "target", "")
+            names.update(filter(None, [target.partition(":")[0]]))
+    return sorted(names)
+
+
+def pool_context(manifest: Manifest) -> Any:
+    """Worker processes forked from a server that imported what they need once (a spawned
+    worker would import it again, four at once on a machine with two cores: seconds of a
+    sweep's start). Never a plain fork: the child would inherit the locks of the parent's
+    threads (a test's server). Spawn where there is no fork server."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(preload(manifest))  # no effect once the server runs
+    return context
 
 
 def run_one(manifest: Manifest, index: int) -> dict[str, Any]:
     """Unit ``index`` in this process (``sweep run --index I``). Other units may be running
-    at the same time as other jobs, so it takes the smallest share of its provider's limit:
-    ``limit // units of that provider``."""
+    at the same time as other jobs, so it takes the smallest share of each provider it uses:
+    ``limit // units using that provider``."""
     if not 0 <= index < len(manifest.units):
         raise ValueError(f"--index {index}: the plan has units 0 to {len(manifest.units) - 1}")
     unit = manifest.units[index]
@@ -45,38 +93,56 @@ def run_one(manifest: Manifest, index: int) -> dict[str, Any]:
 
 def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None = None,
               on_result: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Every unit (or ``units``) in ``workers`` processes; results in completion order."""
+    """Every unit (or ``units``) in ``workers`` processes; results in completion order.
+
+    A worker that dies (OOM, killed) breaks its pool: the units it and the others were
+    running are resumed in a new pool, up to ``RETRIES`` times each (finished samples are
+    kept), and the permits the dead worker held were freed by the kernel with it."""
     todo = tasks_of(list(manifest.units if units is None else units))
     workers = max(1, workers)
-    group_slots = slots(manifest, [u for u, _ in todo], workers)
-    gate = Gate(group_slots)
     results: list[dict[str, Any]] = []
-    running: dict[cf.Future[dict[str, Any]], Unit] = {}
-    # spawn: a forked child would inherit the parent's threads' locks (a test's server)
-    context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(todo))),
+
+    def report(result: dict[str, Any]) -> None:
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
+    context = pool_context(manifest)
+    deaths: Counter[tuple[int, Any]] = Counter()  # by (unit index, shard)
+    with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder:
+        common = shared_settings(manifest, Path(folder))
+        while todo:
+            todo = _pool(context, workers, todo, common, deaths, report)
+    return results
+
+
+def _pool(context: Any, workers: int, todo: list[Task], common: dict[str, Any],
+          deaths: Counter[tuple[int, Any]], report: Callable[[dict[str, Any]], None]) -> list[Task]:
+    """Run ``todo`` in one pool until done or broken; returns the tasks to run again."""
+    again: list[Task] = []
+    running: dict[cf.Future[dict[str, Any]], Task] = {}
+    with cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)),
                                 mp_context=context) as pool:
         while todo or running:
-            for task in list(todo):
-                if len(running) >= workers:
-                    break
-                unit, shard = task
-                if gate.admits(unit):
-                    todo.remove(task)
-                    gate.start(unit)
-                    future = pool.submit(run_unit, unit.to_dict(),
-                                         settings(manifest, unit, group_slots), shard)
-                    running[future] = unit
+            while todo and len(running) < workers and not again:
+                task = todo.pop(0)
+                try:
+                    running[pool.submit(run_unit, task[0].to_dict(), common, task[1])] = task
+                except cf.process.BrokenProcessPool:
+                    again.append(task)
+            if not running:
+                break
             done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
             for future in done:
-                unit = running.pop(future)
-                gate.finish(unit)
+                task = running.pop(future)
                 try:
-                    result = future.result()
+                    report(future.result())
                 except Exception as e:  # noqa: BLE001 - a worker died (OOM, killed)
-                    result = {"index": unit.index, "run_dir": unit.run_dir, "state": "failed",
-                              "message": f"worker died: {type(e).__name__}: {e}"}
-                results.append(result)
-                if on_result is not None:
-                    on_result(result)
-    return results
+                    deaths[task[0].index, task[1]] += 1
+                    if deaths[task[0].index, task[1]] <= RETRIES:
+                        again.append(task)
+                    else:
+                        report({"index": task[0].index, "run_dir": task[0].run_dir,
+                                "state": "failed",
+                                "message": f"worker died: {type(e).__name__}: {e}"})
+    return again + todo

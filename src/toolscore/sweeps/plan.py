@@ -17,7 +17,7 @@ same plan again finds the same directories and resumes them. The plan is JSON or
     epochs: 3
     limit: null
     limits: {openai: 16}         # connections in flight per provider, across the sweep
-    max_concurrency: 8           # per run, before the provider limits divide it
+    max_concurrency: 8           # per run (Ray, --index: cut to a share of the limits)
     cache: default               # or none, or a file
     timeout: 120
     data: {tooltalk: /data/tooltalk}
@@ -189,7 +189,7 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         local = split_name(model)[0] == "local"
         units.append(Unit(len(units), str(run_dir), name, model, options, args, epochs, limit,
                           min(counted[key], limit or counted[key]) * epochs,
-                          _group(model, limits), url, folder, setting, judge,
+                          limit_group(model, limits), url, folder, setting, judge,
                           shards if local else 1))
     dirs = [u.run_dir for u in units]
     if len(set(dirs)) != len(dirs):
@@ -304,7 +304,7 @@ def _limits(raw: Any, where: str) -> dict[str, int]:
     return {str(k): int(v) for k, v in raw.items()}
 
 
-def _group(model: str, limits: dict[str, int]) -> str:
+def limit_group(model: str, limits: dict[str, int]) -> str:
     """Which limit a model counts against: its own name if limited, else its provider."""
     return model if model in limits else split_name(model)[0]
 

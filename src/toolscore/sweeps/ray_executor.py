@@ -5,10 +5,12 @@ so a sweep that outgrows one machine runs on an existing cluster engine, not one
   ``ray.max_retries`` times, and the unit resumes from its run directory, so finished samples
   are not repeated. Run directories must therefore be on storage every node sees.
 * Provider limits are Ray custom resources: a unit that may have ``c`` requests in flight to
-  provider ``p`` asks for ``c`` units of resource ``provider:p``, and the cluster declares the
-  provider's limit as that resource's total (``ray start --resources='{"provider:openai":
-  16}'``). Ray then never runs units whose requests add up to more than the limit, across all
-  nodes, with no controller of ours. A local instance started here declares them itself.
+  provider ``p`` (as the model under test, a simulated user or a judge: a limiter in the
+  task's process holds it to ``c``) asks for ``c`` units of resource ``provider:p``, and the
+  cluster declares the provider's limit as that resource's total (``ray start
+  --resources='{"provider:openai": 16}'``). Ray then never runs units whose requests add up
+  to more than the limit, across all nodes, with no controller of ours. A local instance
+  started here declares them itself.
 * ``local/*`` units ask for CPUs (and GPUs) to hold their embedded model; API-model units ask
   for a fraction of a CPU, since they mostly wait on the network.
 
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolscore.models.providers import split_name
-from toolscore.sweeps.limits import concurrency, slots
+from toolscore.sweeps.limits import groups_of, shares, slots
 from toolscore.sweeps.local import settings, tasks_of
 from toolscore.sweeps.plan import Manifest, Unit
 from toolscore.sweeps.unit import run_unit
@@ -42,9 +44,9 @@ def requests(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dic
     local = split_name(unit.model)[0] == "local"
     need: dict[str, Any] = {"num_cpus": manifest.ray["local_cpus" if local else "api_cpus"],
                             "num_gpus": manifest.ray["local_gpus"] if local else 0}
-    if unit.group in manifest.limits:
-        need["resources"] = {resource_name(unit.group):
-                             float(concurrency(manifest, unit, group_slots))}
+    limits = shares(manifest, unit, group_slots)  # judge and user providers too
+    if limits:
+        need["resources"] = {resource_name(g): float(n) for g, (_, n) in limits.items()}
     return need
 
 
@@ -66,7 +68,7 @@ def _connect(manifest: Manifest, address: str | None) -> tuple[Any, bool]:
 def _check(ray: Any, manifest: Manifest, units: list[Unit]) -> float:
     """The cluster's CPUs; a one-line error when it lacks a provider resource."""
     have = ray.cluster_resources()
-    for group in sorted({u.group for u in units} & set(manifest.limits)):
+    for group in sorted({g for u in units for g in groups_of(manifest, u)}):
         name = resource_name(group)
         if have.get(name, 0) < 1:
             raise ValueError(f"the Ray cluster declares no resource {name!r}; start its nodes "

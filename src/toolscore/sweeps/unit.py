@@ -9,9 +9,14 @@ returns its one-line reason instead of raising, so one bad unit never stops the 
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from toolscore.models import shared_limit
 from toolscore.records import RunStore
 from toolscore.records.store import RunLocked
 from toolscore.runs.api import evaluate, resume
@@ -20,8 +25,33 @@ from toolscore.runs.api import evaluate, resume
 def run_unit(unit: dict[str, Any], settings: dict[str, Any],
              shard: tuple[int, int] | None = None) -> dict[str, Any]:
     """Run (or resume) ``unit`` (a :class:`~.plan.Unit` as a dict); ``settings`` are
-    max_concurrency, cache and timeout. Returns what happened, for the sweep's summary."""
-    started = time.perf_counter()
+    max_concurrency, cache, timeout and ``limits`` (see :func:`provider_limits`). Returns what
+    happened, for the sweep's summary."""
+    with provider_limits(settings.get("limits") or {}):
+        return _run(unit, settings, shard)
+
+
+@contextlib.contextmanager
+def provider_limits(limits: dict[str, Any]) -> Iterator[None]:
+    """Count this process's calls (every role) against ``{group: [file, permits]}``: a file
+    the sweep's processes share, or None for a limiter of this unit alone (a fixed share)."""
+    with tempfile.TemporaryDirectory(prefix="toolscore-limits-") as private:
+        shared_limit.install({g: (path or str(Path(private) / f"{i}.lock"), int(permits))
+                              for i, (g, (path, permits)) in enumerate(sorted(limits.items()))})
+        try:
+            yield
+        finally:
+            shared_limit.install({})
+
+
+def _run(unit: dict[str, Any], settings: dict[str, Any],
+         shard: tuple[int, int] | None) -> dict[str, Any]:
+    started, cpu = time.perf_counter(), time.process_time()
+
+    def timing() -> dict[str, float]:  # CPU too: what a unit costs the machine, load or not
+        return {"wall_s": round(time.perf_counter() - started, 3),
+                "cpu_s": round(time.process_time() - cpu, 3)}
+
     result: dict[str, Any] = {"index": unit["index"], "run_dir": unit["run_dir"],
                               "shard": None if shard is None else f"{shard[0]}/{shard[1]}"}
     store = RunStore(unit["run_dir"])
@@ -36,13 +66,12 @@ def run_unit(unit: dict[str, Any], settings: dict[str, Any],
                            base_url=unit.get("base_url"), download=False,
                            model_args=unit["model_args"], **common, **unit["options"])
     except RunLocked as e:
-        return {**result, "state": "busy", "message": str(e),
-                "wall_s": round(time.perf_counter() - started, 3)}
+        return {**result, "state": "busy", "message": str(e), **timing()}
     except Exception as e:  # noqa: BLE001 - reported per unit; the sweep goes on
         return {**result, "state": "failed", "message": f"{type(e).__name__}: "
-                f"{' '.join(str(e).split())}", "wall_s": round(time.perf_counter() - started, 3)}
+                f"{' '.join(str(e).split())}", **timing()}
     summary = run.summary or {}
     errors, _ = run.error_count()  # read without the outputs: a unit may hold 10,000 records
     return {**result, "state": "error" if errors else "done", "errors": errors,
             "run_now": summary.get("run_now", 0), "skipped": summary.get("skipped", 0),
-            "calls": summary.get("calls", 0), "wall_s": round(time.perf_counter() - started, 3)}
+            "calls": summary.get("calls", 0), **timing()}
