@@ -13,9 +13,11 @@ the page stays small and opens fast however many records the run has.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +162,23 @@ def _matrix(b: dict[str, Any]) -> str:
                     titles.get(r_key, r_key), titles.get(c_key, c_key))
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a run's records are read and summarised.
+
+    Decoded records are trees (no cycles: reference counting frees them), but they are many
+    small containers, and each collection the allocations trigger walks the whole growing
+    heap: a fifth of the page's time on 10,000 ToolTalk records, to find nothing. Restored
+    on the way out, whatever happens."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def _read(store: RunStore, view: RunView, chunk: int
           ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """One pass over samples.jsonl in file order: each record's view is made, its body packed
@@ -168,7 +187,7 @@ def _read(store: RunStore, view: RunView, chunk: int
     of the latest record of each key, sorted by (id, epoch); a head's ``idx`` is the record's
     position in the blocks. A superseded record (an error later re-run) stays in its block
     unlisted: a few bytes, and no second pass over a large file. Heads are marked failed once
-    the primary metric is known (see :func:`page_parts`)."""
+    the primary metric is known (see :func:`build_page`)."""
     latest: dict[tuple[str, int], tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def bodies() -> Iterator[dict[str, Any]]:
@@ -183,28 +202,34 @@ def _read(store: RunStore, view: RunView, chunk: int
     return packed, [latest[k][0] for k in keys], [latest[k][1] for k in keys]
 
 
-def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
+def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
-               chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
-    """The report page of one run directory, as consecutive pieces of text: ``page_size``
-    records listed at a time, ``chunk`` records per compressed block. ``overview`` is the
-    run's :func:`~toolscore.report.overview.run_overview` (same seed, prices and resamples)
-    when the caller already has it: its statistics are most of the page's cost."""
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None
+               ) -> tuple[dict[str, Any], Iterator[str]]:
+    """The run's overview and its report page as consecutive pieces of text: ``page_size``
+    records listed at a time, ``chunk`` records per compressed block. The records are read
+    (and any error in the run directory raised) before this returns.
+
+    ``overview`` is the run's :func:`~toolscore.report.overview.run_overview` (same seed,
+    prices and resamples) when the caller already has it; otherwise it is computed from the
+    records read for the page, and returned, so that a caller printing the terminal report
+    too (``toolscore report --html``) reads the run once."""
     store = RunStore(run_dir)
     config = store.read_config()
     view = run_view(config)
-    packed, heads, records = _read(store, view, chunk)
-    doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
-                                  seed=seed, prices=prices, n_resamples=n_resamples)
-    metric = doc["primary_metric"]
-    for head, record in zip(heads, records, strict=True):
-        head["failed"] = failed(record, metric)
-    n_failed = sum(h["failed"] for h in heads)
-    rates = {split: [m for m in rows if m["kind"] == "rate"]
-             for split, rows in doc["intervals"]["splits"].items()}
-    plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
-             *(_matrix(b) for b in doc["breakdowns"] if b.get("matrix")),
-             histograms(distributions(records), "per-sample score distribution")]
+    with _no_cycle_collection():
+        packed, heads, records = _read(store, view, chunk)
+        doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
+                                      seed=seed, prices=prices, n_resamples=n_resamples)
+        metric = doc["primary_metric"]
+        for head, record in zip(heads, records, strict=True):
+            head["failed"] = failed(record, metric)
+        n_failed = sum(h["failed"] for h in heads)
+        rates = {split: [m for m in rows if m["kind"] == "rate"]
+                 for split, rows in doc["intervals"]["splits"].items()}
+        plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
+                 *(_matrix(b) for b in doc["breakdowns"] if b.get("matrix")),
+                 histograms(distributions(records), "per-sample score distribution")]
     body = [
         _header(doc), _published(str(doc["benchmark"]), doc["metrics"]),
         _intervals(doc["intervals"], doc["counts"]),
@@ -216,15 +241,24 @@ def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
         FILTER_BAR, '<div id="samples"></div>',
     ]
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
-    del records, doc
-    yield from page(title, "\n".join(body),
-                    lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
+    del records
+    return doc, page(title, "\n".join(body),
+                     lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
+
+
+def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
+               prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
+    """The report page of one run directory, as consecutive pieces of text (see
+    :func:`build_page`)."""
+    yield from build_page(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
+                          page_size=page_size, chunk=chunk, overview=overview)[1]
 
 
 def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                 prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
                 chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> str:
-    """The report page of one run directory, as a string (see :func:`page_parts`)."""
+    """The report page of one run directory, as a string (see :func:`build_page`)."""
     return "".join(page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
                               page_size=page_size, chunk=chunk, overview=overview))
 
@@ -235,18 +269,27 @@ def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
                overview: dict[str, Any] | None = None) -> Path:
     """Write the report page to ``out`` (parents created; written whole or not at all);
     returns its path."""
+    return write_report(run_dir, out, seed=seed, n_resamples=n_resamples, prices=prices,
+                        page_size=page_size, chunk=chunk, overview=overview)[0]
+
+
+def write_report(run_dir: str | Path, out: str | Path, *, seed: int = 0,
+                 n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
+                 page_size: int = PAGE, chunk: int = CHUNK,
+                 overview: dict[str, Any] | None = None) -> tuple[Path, dict[str, Any]]:
+    """:func:`write_html`, also returning the run's overview (the one the page shows, equal to
+    :func:`~toolscore.report.overview.run_overview` with the same arguments)."""
     target = Path(out)
-    parts = page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
-                       page_size=page_size, chunk=chunk, overview=overview)
-    first = next(parts)  # a run directory that cannot be read fails before any file is made
+    # a run directory that cannot be read fails here, before any file is made
+    doc, parts = build_page(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
+                            page_size=page_size, chunk=chunk, overview=overview)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(first)
             for part in parts:
                 fh.write(part)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-    return target
+    return target, doc
