@@ -230,18 +230,19 @@ def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
         plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
                  *(_matrix(b) for b in doc["breakdowns"] if b.get("matrix")),
                  histograms(distributions(records), "per-sample score distribution")]
+        n_records = len(records)
+        del records  # freed before the collector is back, which then has less to walk
     body = [
         _header(doc), _published(str(doc["benchmark"]), doc["metrics"]),
         _intervals(doc["intervals"], doc["counts"]),
         '<h2>Plots</h2><div class="plots">' + "".join(plots) + "</div>",
         *(_breakdown(b) for b in doc["breakdowns"]),
-        f"<h2>Samples</h2><p class=\"muted\">{len(records)} (sample, epoch) records, "
+        f"<h2>Samples</h2><p class=\"muted\">{n_records} (sample, epoch) records, "
         f"{n_failed} failed (pass/fail score: {esc(metric or 'status only')}); a record's "
         "transcript is unpacked when it is opened.</p>",
         FILTER_BAR, '<div id="samples"></div>',
     ]
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
-    del records
     return doc, page(title, "\n".join(body),
                      lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
 
@@ -280,16 +281,20 @@ def write_report(run_dir: str | Path, out: str | Path, *, seed: int = 0,
     """:func:`write_html`, also returning the run's overview (the one the page shows, equal to
     :func:`~toolscore.report.overview.run_overview` with the same arguments)."""
     target = Path(out)
-    # a run directory that cannot be read fails here, before any file is made
-    doc, parts = build_page(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
-                            page_size=page_size, chunk=chunk, overview=overview)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for part in parts:
-                fh.write(part)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    # paused to the end: the page's index (a head per record) is then freed before the
+    # collector comes back, instead of being walked once more by its first pass
+    with _no_cycle_collection():
+        # a run directory that cannot be read fails here, before any file is made
+        doc, parts = build_page(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
+                                page_size=page_size, chunk=chunk, overview=overview)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for part in parts:
+                    fh.write(part)
+                del parts
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
     return target, doc
