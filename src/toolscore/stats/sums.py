@@ -78,9 +78,10 @@ def sums_bootstrap_ci(nums: ArrayLike, dens: ArrayLike | None = None, *,
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
-    if groups is not None and len(np.asarray(groups).ravel()) != len(x):
+    labels = _labels(groups) if groups is not None else None
+    if labels is not None and len(labels) != len(x):
         raise ValueError("groups must have one label per row")
-    members = cluster_members(groups) if groups is not None else None
+    members = _members(labels) if labels is not None else None
     exact = _exact_sums(x, y, members)
     if exact is None or len(x) == 0:
         if y is None:
@@ -108,6 +109,26 @@ def sums_bootstrap_ci(nums: ArrayLike, dens: ArrayLike | None = None, *,
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(values, [alpha, 1.0 - alpha])
     return float(low), float(high)
+
+
+def _labels(groups: ArrayLike) -> tuple[object, ...]:
+    """The labels as a tuple of Python values (a list of text ids as it is: no numpy copy)."""
+    if isinstance(groups, (list, tuple)) and all(type(g) is str for g in groups):
+        return tuple(groups)
+    return tuple(np.asarray(groups).ravel().tolist())
+
+
+_LAST: list[tuple[tuple[object, ...], list[list[int]] | None]] = []
+
+
+def _members(labels: tuple[object, ...]) -> list[list[int]] | None:
+    """:func:`cluster_members` of ``labels``, remembered for the next call: a report asks for
+    every headline metric of a split with the same sample ids."""
+    if _LAST and _LAST[0][0] == labels:
+        return _LAST[0][1]
+    members = cluster_members(list(labels))
+    _LAST[:] = [(labels, members)]
+    return members
 
 
 def _exact_sums(x: np.ndarray, y: np.ndarray | None, members: list[list[int]] | None
