@@ -36,7 +36,7 @@ from toolscore.report.intervals import split_of
 
 CHUNK = 200  # records per compressed block: small enough to open at once, big enough to pack
 SUMMARY_CHARS = 300  # of the benchmark's one-line summary kept in the (uncompressed) index
-LEVEL = 3  # gzip level: on 10,000 ToolTalk records half the time of 6 (0.08 s), blocks 0.6 -> 1.8 MB
+LEVEL = 3  # gzip: on 10,000 ToolTalk records half the time of 6 (0.08 s); blocks 0.6 -> 1.8 MB
 BLOCK = re.compile(r'<script type="application/octet-stream" class="chunk">([A-Za-z0-9+/=]*)'
                    r"</script>")
 
