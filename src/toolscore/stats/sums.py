@@ -124,8 +124,9 @@ _LAST: list[tuple[tuple[object, ...], list[list[int]] | None]] = []
 def _members(labels: tuple[object, ...]) -> list[list[int]] | None:
     """:func:`cluster_members` of ``labels``, remembered for the next call: a report asks for
     every headline metric of a split with the same sample ids."""
-    if _LAST and _LAST[0][0] == labels:
-        return _LAST[0][1]
+    last = _LAST[0] if _LAST else None  # read once: another thread may replace it
+    if last is not None and last[0] == labels:
+        return last[1]
     members = cluster_members(list(labels))
     _LAST[:] = [(labels, members)]
     return members
