@@ -81,6 +81,8 @@ def test_the_collector_is_paused_only_while_reading(demo_run: Path) -> None:
         gc.enable()
     with pytest.raises(ValueError):  # and an error on the way restores it too
         build_page(demo_run, n_resamples=0)
+    with pytest.raises(ValueError):
+        run_overview(demo_run, n_resamples=0)
     assert gc.isenabled()
 
 

@@ -13,11 +13,9 @@ the page stays small and opens fast however many records the run has.
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from toolscore.report.html_data import distributions, failed, sample_index
 from toolscore.report.html_samples import CHUNK, blocks, esc, record_body, record_head
 from toolscore.report.html_svg import heat_map, histograms, interval_bars
 from toolscore.report.html_template import FILTER_BAR, page
-from toolscore.report.overview import overview_of
+from toolscore.report.overview import overview_of, paused_collector
 from toolscore.report.tables import fmt, headline
 from toolscore.report.view import RunView, run_view
 
@@ -162,23 +160,6 @@ def _matrix(b: dict[str, Any]) -> str:
                     titles.get(r_key, r_key), titles.get(c_key, c_key))
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a run's records are read and summarised.
-
-    Decoded records are trees (no cycles: reference counting frees them), but they are many
-    small containers, and each collection the allocations trigger walks the whole growing
-    heap: a fifth of the page's time on 10,000 ToolTalk records, to find nothing. Restored
-    on the way out, whatever happens."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 def _read(store: RunStore, view: RunView, chunk: int
           ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """One pass over samples.jsonl in file order: each record's view is made, its body packed
@@ -217,7 +198,7 @@ def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
     store = RunStore(run_dir)
     config = store.read_config()
     view = run_view(config)
-    with _no_cycle_collection():
+    with paused_collector():
         packed, heads, records = _read(store, view, chunk)
         doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
                                       seed=seed, prices=prices, n_resamples=n_resamples)
@@ -283,7 +264,7 @@ def write_report(run_dir: str | Path, out: str | Path, *, seed: int = 0,
     target = Path(out)
     # paused to the end: the page's index (a head per record) is then freed before the
     # collector comes back, instead of being walked once more by its first pass
-    with _no_cycle_collection():
+    with paused_collector():
         # a run directory that cannot be read fails here, before any file is made
         doc, parts = build_page(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
                                 page_size=page_size, chunk=chunk, overview=overview)
