@@ -13,8 +13,9 @@ then this prints:
 - the time ``write_html`` takes in this process (median of ``--repeat``, wall and CPU), how
   much of it is the run overview (statistics shared with the terminal report), and the time
   when the overview is handed over (``overview=``: the page's own cost);
-- wall time and peak RSS of ``toolscore report RUN --html FILE`` as a subprocess (the command
-  also prints the terminal report, so it computes the overview twice);
+- wall time, CPU time and peak RSS of ``toolscore report RUN --html FILE`` as a subprocess
+  (the command also prints the terminal report, from the overview the page computed: the run
+  is read once);
 - the time headless Chromium takes from navigation to the report's script signalling ready
   (the ``report-ready`` performance mark, milliseconds since navigation start, as the page
   measures it; the wall time seen from here over the DevTools protocol is printed too), and to

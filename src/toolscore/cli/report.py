@@ -340,15 +340,13 @@ def report(
 
     try:
         prices = load_prices(prices_file) if prices_file is not None else None
-        doc = run_overview(run_dir, seed=seed, prices=prices)
-        if html_out is not None:
-            from toolscore.report.html import write_html
+        if html_out is None:
+            doc = run_overview(run_dir, seed=seed, prices=prices)
+        else:  # the page's overview is the terminal report's: the run is read once
+            from toolscore.report.html import write_report
 
-            err.print(
-                f"wrote {write_html(run_dir, html_out, seed=seed, prices=prices, overview=doc)}",
-                highlight=False,
-                soft_wrap=True,
-            )
+            page, doc = write_report(run_dir, html_out, seed=seed, prices=prices)
+            err.print(f"wrote {page}", highlight=False, soft_wrap=True)
     except (*USER_ERRORS, OSError) as e:  # OSError: --html FILE cannot be written
         _fail(str(e))
         return

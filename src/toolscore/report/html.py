@@ -25,7 +25,7 @@ from toolscore.report.html_data import distributions, failed, sample_index
 from toolscore.report.html_samples import CHUNK, blocks, esc, record_body, record_head
 from toolscore.report.html_svg import heat_map, histograms, interval_bars
 from toolscore.report.html_template import FILTER_BAR, page
-from toolscore.report.overview import overview_of
+from toolscore.report.overview import overview_of, paused_collector
 from toolscore.report.tables import fmt, headline
 from toolscore.report.view import RunView, run_view
 
@@ -168,7 +168,7 @@ def _read(store: RunStore, view: RunView, chunk: int
     of the latest record of each key, sorted by (id, epoch); a head's ``idx`` is the record's
     position in the blocks. A superseded record (an error later re-run) stays in its block
     unlisted: a few bytes, and no second pass over a large file. Heads are marked failed once
-    the primary metric is known (see :func:`page_parts`)."""
+    the primary metric is known (see :func:`build_page`)."""
     latest: dict[tuple[str, int], tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def bodies() -> Iterator[dict[str, Any]]:
@@ -183,48 +183,64 @@ def _read(store: RunStore, view: RunView, chunk: int
     return packed, [latest[k][0] for k in keys], [latest[k][1] for k in keys]
 
 
-def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
+def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
-               chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
-    """The report page of one run directory, as consecutive pieces of text: ``page_size``
-    records listed at a time, ``chunk`` records per compressed block. ``overview`` is the
-    run's :func:`~toolscore.report.overview.run_overview` (same seed, prices and resamples)
-    when the caller already has it: its statistics are most of the page's cost."""
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None
+               ) -> tuple[dict[str, Any], Iterator[str]]:
+    """The run's overview and its report page as consecutive pieces of text: ``page_size``
+    records listed at a time, ``chunk`` records per compressed block. The records are read
+    (and any error in the run directory raised) before this returns.
+
+    ``overview`` is the run's :func:`~toolscore.report.overview.run_overview` (same seed,
+    prices and resamples) when the caller already has it; otherwise it is computed from the
+    records read for the page, and returned, so that a caller printing the terminal report
+    too (``toolscore report --html``) reads the run once."""
     store = RunStore(run_dir)
     config = store.read_config()
     view = run_view(config)
-    packed, heads, records = _read(store, view, chunk)
-    doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
-                                  seed=seed, prices=prices, n_resamples=n_resamples)
-    metric = doc["primary_metric"]
-    for head, record in zip(heads, records, strict=True):
-        head["failed"] = failed(record, metric)
-    n_failed = sum(h["failed"] for h in heads)
-    rates = {split: [m for m in rows if m["kind"] == "rate"]
-             for split, rows in doc["intervals"]["splits"].items()}
-    plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
-             *(_matrix(b) for b in doc["breakdowns"] if b.get("matrix")),
-             histograms(distributions(records), "per-sample score distribution")]
+    with paused_collector():
+        packed, heads, records = _read(store, view, chunk)
+        doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
+                                      seed=seed, prices=prices, n_resamples=n_resamples)
+        metric = doc["primary_metric"]
+        for head, record in zip(heads, records, strict=True):
+            head["failed"] = failed(record, metric)
+        n_failed = sum(h["failed"] for h in heads)
+        rates = {split: [m for m in rows if m["kind"] == "rate"]
+                 for split, rows in doc["intervals"]["splits"].items()}
+        plots = [interval_bars(rates, "headline metrics with 95% bootstrap CIs"),
+                 *(_matrix(b) for b in doc["breakdowns"] if b.get("matrix")),
+                 histograms(distributions(records), "per-sample score distribution")]
+        n_records = len(records)
+        del records  # freed before the collector is back, which then has less to walk
     body = [
         _header(doc), _published(str(doc["benchmark"]), doc["metrics"]),
         _intervals(doc["intervals"], doc["counts"]),
         '<h2>Plots</h2><div class="plots">' + "".join(plots) + "</div>",
         *(_breakdown(b) for b in doc["breakdowns"]),
-        f"<h2>Samples</h2><p class=\"muted\">{len(records)} (sample, epoch) records, "
+        f"<h2>Samples</h2><p class=\"muted\">{n_records} (sample, epoch) records, "
         f"{n_failed} failed (pass/fail score: {esc(metric or 'status only')}); a record's "
         "transcript is unpacked when it is opened.</p>",
         FILTER_BAR, '<div id="samples"></div>',
     ]
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
-    del records, doc
-    yield from page(title, "\n".join(body),
-                    lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
+    return doc, page(title, "\n".join(body),
+                     lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
+
+
+def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
+               prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
+    """The report page of one run directory, as consecutive pieces of text (see
+    :func:`build_page`)."""
+    yield from build_page(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
+                          page_size=page_size, chunk=chunk, overview=overview)[1]
 
 
 def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                 prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
                 chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> str:
-    """The report page of one run directory, as a string (see :func:`page_parts`)."""
+    """The report page of one run directory, as a string (see :func:`build_page`)."""
     return "".join(page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
                               page_size=page_size, chunk=chunk, overview=overview))
 
@@ -235,18 +251,31 @@ def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
                overview: dict[str, Any] | None = None) -> Path:
     """Write the report page to ``out`` (parents created; written whole or not at all);
     returns its path."""
+    return write_report(run_dir, out, seed=seed, n_resamples=n_resamples, prices=prices,
+                        page_size=page_size, chunk=chunk, overview=overview)[0]
+
+
+def write_report(run_dir: str | Path, out: str | Path, *, seed: int = 0,
+                 n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
+                 page_size: int = PAGE, chunk: int = CHUNK,
+                 overview: dict[str, Any] | None = None) -> tuple[Path, dict[str, Any]]:
+    """:func:`write_html`, also returning the run's overview (the one the page shows, equal to
+    :func:`~toolscore.report.overview.run_overview` with the same arguments)."""
     target = Path(out)
-    parts = page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
-                       page_size=page_size, chunk=chunk, overview=overview)
-    first = next(parts)  # a run directory that cannot be read fails before any file is made
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(first)
-            for part in parts:
-                fh.write(part)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
+    # paused to the end: the page's index (a head per record) is then freed before the
+    # collector comes back, instead of being walked once more by its first pass
+    with paused_collector():
+        # a run directory that cannot be read fails here, before any file is made
+        doc, parts = build_page(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
+                                page_size=page_size, chunk=chunk, overview=overview)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for part in parts:
+                    fh.write(part)
+                del parts
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return target, doc

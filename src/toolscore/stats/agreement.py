@@ -126,19 +126,27 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],
     return (observed - expected) / (1.0 - expected)
 
 
+def cluster_members(groups: ArrayLike) -> list[list[int]] | None:
+    """The rows of each distinct label of ``groups``, labels in order of first appearance (the
+    order the cluster bootstrap draws them in); None when every row is its own group."""
+    labels = np.asarray(groups).ravel().tolist()
+    order: dict[Hashable, list[int]] = {}
+    for i, label in enumerate(labels):
+        order.setdefault(label, []).append(i)
+    if len(order) == len(labels):
+        return None
+    return list(order.values())
+
+
 def group_resamples(groups: ArrayLike, n_resamples: int,
                     rng: np.random.Generator) -> Iterator[np.ndarray] | None:
     """Row indices of ``n_resamples`` cluster resamples, one array at a time: the distinct
     labels of ``groups`` (in order of first appearance) are drawn with replacement and each
     brings all its rows. None when every row is its own group (then plain row resampling is
     the same thing). Yielded lazily: 2,000 resamples of 10,000 rows would be 160 MB at once."""
-    labels = list(np.asarray(groups).ravel())
-    order: dict[Hashable, list[int]] = {}
-    for i, label in enumerate(labels):
-        order.setdefault(label, []).append(i)
-    if len(order) == len(labels):
+    members = cluster_members(groups)
+    if members is None:
         return None
-    members = list(order.values())
     draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
     if len({len(m) for m in members}) == 1:  # balanced (every sample has k epochs): vectorised
         table = np.array(members)

@@ -65,8 +65,16 @@ def pass_hat_k(outcomes: Outcomes, k: int) -> float:
 
 
 def _mean_over(counts: list[tuple[int, int]], k: int, per_sample: Any) -> float:
-    # counted once per summary, not once per k: 357 epochs made the report quadratic
-    vals = [per_sample(n, c, k) for n, c in counts if n >= k]
+    # counted once per summary, not once per k: 357 epochs made the report quadratic; and
+    # each distinct (n, c) is worked out once per k (samples often share one: all passed)
+    seen: dict[tuple[int, int], float] = {}
+    vals = []
+    for n, c in counts:
+        if n >= k:
+            v = seen.get((n, c))
+            if v is None:
+                v = seen[(n, c)] = per_sample(n, c, k)
+            vals.append(v)
     return float(np.mean(vals)) if vals else float("nan")
 
 

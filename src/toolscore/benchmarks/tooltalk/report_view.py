@@ -54,8 +54,13 @@ def _failed(record: dict[str, Any]) -> bool:
     return (record.get("scores") or {}).get("success") is False
 
 
-def tool_rows(records: list[dict[str, Any]], plugin_of: dict[str, str]) -> list[dict[str, Any]]:
-    """Per tool: expected calls and how many were made, calls made and how many were right."""
+Calls = dict[int, tuple[list[tuple[int, int, str]], set[tuple[int, int]], list[dict[str, Any]]]]
+
+
+def tool_rows(records: list[dict[str, Any]], plugin_of: dict[str, str], called: Calls | None = None
+              ) -> list[dict[str, Any]]:
+    """Per tool: expected calls and how many were made, calls made and how many were right.
+    ``called``: :func:`calls` of the records by ``id``, when the caller has them already."""
     rows: dict[str, dict[str, Any]] = {}
 
     def row(name: str) -> dict[str, Any]:
@@ -66,7 +71,7 @@ def tool_rows(records: list[dict[str, Any]], plugin_of: dict[str, str]) -> list[
     for r in records:
         if r.get("status") != "ok":
             continue
-        truths, matched, outcomes = calls(r)
+        truths, matched, outcomes = called[id(r)] if called is not None else calls(r)
         for turn, i, name in truths:
             row(name)["expected"] += 1
             row(name)["found"] += (turn, i) in matched
@@ -129,7 +134,8 @@ def error_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda x: -x["errors"])
 
 
-def confusion(records: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
+def confusion(records: list[dict[str, Any]], called: Calls | None = None
+              ) -> dict[tuple[str, str], int]:
     """``{(expected tool, called tool): count}`` over the unmatched calls of each turn.
 
     Within a turn the unmatched ground truths and unmatched predictions are paired in order;
@@ -140,7 +146,7 @@ def confusion(records: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
     for r in records:
         if r.get("status") != "ok":
             continue
-        truths, matched, outcomes = calls(r)
+        truths, matched, outcomes = called[id(r)] if called is not None else calls(r)
         turns = sorted({t for t, _, _ in truths} | {int(o.get("turn", 0)) for o in outcomes})
         for turn in turns:
             gt = [n for t, i, n in truths if t == turn and (t, i) not in matched]
@@ -154,11 +160,13 @@ def confusion(records: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
 
 def breakdowns(records: list[dict[str, Any]], plugin_of: dict[str, str]) -> list[Breakdown]:
     """Per plugin, per tool, per error type, and expected-vs-called over the misses."""
-    tools = tool_rows(records, plugin_of)
+    called = {id(r): calls(r) for r in records if r.get("status") == "ok"}  # read once
+    tools = tool_rows(records, plugin_of, called)
     counts = [Column(k, k.replace("_", " "), "count") for k in _SUMMED]
     rates = [Column("recall", "recall"), Column("precision", "precision")]
     pairs = [{"expected": e, "called": c, "count": n}
-             for (e, c), n in sorted(confusion(records).items(), key=lambda kv: -kv[1])]
+             for (e, c), n in sorted(confusion(records, called).items(),
+                                     key=lambda kv: -kv[1])]
     return [
         Breakdown("Per plugin", [Column("plugin", "plugin", "number"),
                                  Column("tools", "tools", "count"), *counts, *rates],
@@ -198,10 +206,19 @@ def facets(record: dict[str, Any]) -> dict[str, list[str]]:
     return {"tool": list(names), "error type": sorted(errors)}
 
 
-def _call_rows(turn: dict[str, Any], outcomes: list[dict[str, Any]]) -> list[list[Any]]:
-    """Ground truth next to predictions, each with its verdict."""
+def _by_turn(outcomes: list[dict[str, Any]]) -> dict[int, dict[int, dict[str, Any]]]:
+    """The prediction outcomes per turn, by prediction index (the last one of an index wins)."""
+    turns: dict[int, dict[int, dict[str, Any]]] = {}
+    for o in outcomes:
+        turns.setdefault(int(o.get("turn", -1)), {})[int(o.get("index", -1))] = o
+    return turns
+
+
+def _call_rows(turn: dict[str, Any], outcomes: dict[int, dict[int, dict[str, Any]]]
+               ) -> list[list[Any]]:
+    """Ground truth next to predictions, each with its verdict (``outcomes``: :func:`_by_turn`)."""
     number = int(turn.get("turn", 0))
-    mine = {int(o.get("index", -1)): o for o in outcomes if int(o.get("turn", -1)) == number}
+    mine = outcomes.get(number, {})
     matched_gt = {int(o["match"][1]): i for i, o in mine.items()
                   if o.get("match") and int(o["match"][0]) == number}
     rows: list[list[Any]] = []
@@ -283,9 +300,10 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
     scores = record.get("scores") or {}
     output = record.get("output") or {}
     errors = scores.get("error_types") or {}
-    outcomes = list(scores.get("outcomes") or [])
+    turns = output.get("turns") or []
+    outcomes = _by_turn(list(scores.get("outcomes") or [])) if turns else {}
     sections = []
-    for turn in output.get("turns") or []:
+    for turn in turns:
         n = turn.get("turn")
         tags = [{"text": _error_tag(scores, str(n)), "tone": "bad"}] if str(n) in errors else []
         if turn.get("stop"):
