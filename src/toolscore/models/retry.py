@@ -73,7 +73,7 @@ async def call_with_retry(
             limit = remaining if timeout is None else min(timeout, remaining)
         attempts += 1
         try:
-            return await _within(fn(attempt), limit)
+            return await asyncio.wait_for(fn(attempt), timeout=limit)
         except asyncio.TimeoutError:
             last = InfraError(f"timed out after {limit:.1f}s", retryable=True, status=None)
         except InfraError as e:
@@ -96,13 +96,3 @@ async def call_with_retry(
         retryable=True,
         status=last.status if last is not None else None,
     ) from last
-
-
-async def _within(coro: Awaitable[T], limit: float | None) -> T:
-    """``await coro`` cut at ``limit`` seconds (TimeoutError). ``asyncio.timeout`` (3.11+) runs
-    the attempt in the caller's task; ``wait_for`` wraps it in a task of its own, a measurable
-    share of the harness's CPU per model call at hundreds of calls in flight."""
-    if limit is None or not hasattr(asyncio, "timeout"):
-        return await asyncio.wait_for(coro, timeout=limit)
-    async with asyncio.timeout(limit):
-        return await coro
