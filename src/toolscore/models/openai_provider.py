@@ -231,12 +231,8 @@ class OpenAIModel:
         timeout: float = 60.0,
         max_tokens_param: str | None = None,
     ):
-        try:
-            import aiohttp  # noqa: F401
-        except ImportError:
-            raise ImportError(
-                "openai/ models need aiohttp: pip install 'toolscore[openai]'"
-            ) from None
+        if not _installed("aiohttp"):  # found, not imported: plain http:// never needs it
+            raise ImportError("openai/ models need aiohttp: pip install 'toolscore[openai]'")
         self.model = model
         self.name = f"openai/{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -288,3 +284,14 @@ class OpenAIModel:
         except (InfraError, ContextLengthExceeded) as e:
             raise redact(e, self._api_key) from None
         return parse_completion(resp, model=self.name)
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (aiohttp costs 0.3-0.8 s, paid
+    by every sweep worker although only https endpoints and proxies use it)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a module set to None in sys.modules: not importable
+        return False

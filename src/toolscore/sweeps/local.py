@@ -16,6 +16,7 @@ import contextlib
 import importlib.util
 import multiprocessing
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -55,11 +56,16 @@ def preload(manifest: Manifest) -> list[str]:
     """Modules every worker needs: the run machinery, the plan's benchmarks and providers."""
     from toolscore.benchmarks.registry import benchmark_class
     from toolscore.entrypoints import PROVIDERS
+    from toolscore.models.openai_http import env_proxy, plain_target
     from toolscore.models.providers import split_name
 
     names = {"toolscore.sweeps.unit"}
-    if importlib.util.find_spec("aiohttp") is not None:
-        names.add("aiohttp")  # the API providers' HTTP client: 0.3-0.8 s to import, per worker
+    # aiohttp (0.3-0.8 s to import, per worker) serves https, proxies and the default endpoints;
+    # plain http:// endpoints have toolscore's own client, so a plan of those alone skips it
+    plain = all(u.base_url and plain_target(u.base_url, env_proxy(u.base_url))
+                for u in manifest.units)
+    if not plain and importlib.util.find_spec("aiohttp") is not None:
+        names.add("aiohttp")
     for unit in manifest.units:
         with contextlib.suppress(Exception):  # a unit that cannot load fails on its own
             names.add(benchmark_class(unit.benchmark).__module__)
@@ -69,11 +75,19 @@ def preload(manifest: Manifest) -> list[str]:
 
 
 def pool_context(manifest: Manifest) -> Any:
-    """Worker processes forked from a server that imported what they need once (a spawned
-    worker would import it again, four at once on a machine with two cores: seconds of a
-    sweep's start). Never a plain fork: the child would inherit the locks of the parent's
-    threads (a test's server). Spawn where there is no fork server."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    """Worker processes that start with what they need imported (a spawned worker would import
+    it again, four at once on a machine with two cores: seconds of a sweep's start): forked
+    from this process when it runs no other thread, else from a fork server (a plain fork would
+    inherit the locks of the parent's threads, e.g. a test's server); spawned where neither
+    exists."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        # no other thread whose locks a child could inherit: fork this process, after
+        # importing here once what every worker needs (no interpreter to start, no re-import)
+        for name in preload(manifest):
+            importlib.import_module(name)
+        return multiprocessing.get_context("fork")
+    if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(preload(manifest))  # no effect once the server runs
