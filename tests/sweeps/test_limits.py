@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from support.autode import asking_assistant, responder
 from support.data import dataset, needs
 from sweeps.plans import demo_oracle, sample_keys, write_plan
@@ -23,11 +22,6 @@ from toolscore.sweeps.limits import groups_of, shares, slots
 from toolscore.sweeps.local import run_local, run_one
 from toolscore.sweeps.plan import expand, load_plan
 from toolscore.testing.openai_server import FakeOpenAIServer
-
-
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
 
 
 def test_units_share_the_whole_limit_and_never_exceed_it(tmp_path: Path) -> None:

@@ -25,11 +25,6 @@ from toolscore.testing.openai_server import FakeOpenAIServer
 KEY = {"OPENAI_API_KEY": "dummy"}
 
 
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-
-
 def test_a_plan_of_12_units_runs_within_the_provider_limit(tmp_path: Path) -> None:
     oracle = demo_oracle()
     with FakeOpenAIServer(oracle.responder, latency=0.02) as srv:

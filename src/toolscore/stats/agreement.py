@@ -190,6 +190,12 @@ def bootstrap_ci(data: ArrayLike | Sequence[ArrayLike], statistic: Callable[...,
     clustered = group_resamples(groups, n_resamples, rng) if groups is not None else None
     idx = clustered if clustered is not None else _row_resamples(n, n_resamples, rng)
     values = np.array([statistic(*(arr[row] for arr in arrays)) for row in idx], dtype=float)
+    return percentile_interval(values, confidence)
+
+
+def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The percentile interval of bootstrap statistics (non-finite ones dropped; nan, nan if
+    none is left)."""
     values = values[np.isfinite(values)]
     if values.size == 0:
         return float("nan"), float("nan")

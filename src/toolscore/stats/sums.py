@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from toolscore.stats.agreement import bootstrap_ci, cluster_members
+from toolscore.stats.agreement import bootstrap_ci, cluster_members, percentile_interval
 
 EXACT = 2.0**53  # below this every integer is a float, and so is every sum of them
 BATCH = 64  # resamples drawn at once when every row is its own group (64 x 10,000 values)
@@ -102,13 +102,7 @@ def sums_bootstrap_ci(nums: ArrayLike, dens: ArrayLike | None = None, *,
         with np.errstate(divide="ignore", invalid="ignore"):
             parts.append(np.where(bottom != 0, top / np.where(bottom != 0, bottom, 1.0),
                                   empty))
-    values = np.concatenate(parts)
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return float("nan"), float("nan")
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(values, [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    return percentile_interval(np.concatenate(parts), confidence)
 
 
 def _labels(groups: ArrayLike) -> tuple[object, ...]:
