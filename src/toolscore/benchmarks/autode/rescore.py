@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,9 @@ class RunMetrics:
         }
 
 
+_ROLE_MESSAGE = attrgetter("role", "message")  # a Turn as the (role, message) of DialogueStats
+
+
 def _called(record: TrialRecord, kept: Mapping[str, Any]) -> bool:
     """A call was made: ``state`` says so; legacy records (no state) had one if slots survive
     (``kept``: the record's filtered slots)."""
@@ -245,7 +249,7 @@ def _score_results(path: Path, scripts: Sequence[UserScript],
             [(s, r) for s, r in used if r.state == "success"]),
         mean_dialogue_length=float(np.mean([len(r.content) for _, r in used])),
         redundant_questions=None if questions is None else questions(
-            (s.uuid, [(t.role, t.message) for t in r.content]) for s, r in used),
+            (s.uuid, tuple(map(_ROLE_MESSAGE, r.content))) for s, r in used),
         per_case_f1=exact.per_case_f1(),
     )
 
