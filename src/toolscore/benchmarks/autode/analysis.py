@@ -204,9 +204,16 @@ def _asked(text: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
     """(sentence, lower-cased, words) of each asking sentence of ``text``, memoised."""
     if not _asks(text):  # a sentence that asks is a match in the whole text too
         return ()
+    # An ASCII text without any request phrase's first word has none in a sentence either:
+    # then only its sentences with a "?" ask, told without calling _asks on each.
+    if text.isascii():
+        lowered = text.lower()
+        requests = any(w in lowered for w in _ASKING_WORDS)
+    else:
+        requests = True
     asked = []
     for sentence in sentences(text):
-        if "?" in sentence or _asks(sentence):
+        if "?" in sentence or requests and _asks(sentence):
             lowered = sentence.lower()
             asked.append((sentence, lowered, frozenset(_WORD.findall(lowered))))
     return tuple(asked)
