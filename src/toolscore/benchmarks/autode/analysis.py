@@ -99,12 +99,6 @@ def _phrase(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
 
 
-def _mentions(text: str, value: str) -> bool:
-    """``value`` occurs in ``text`` as a whole phrase, ignoring case."""
-    value = value.strip()
-    return len(value) >= 2 and _said(_phrase_of(value), text, text.lower())
-
-
 def _phrase_of(value: str) -> tuple[str, bool, str]:
     """A stripped value (2+ characters) ready for :func:`_said`: lower-cased, whether it is
     ASCII, and as given (its regular expression is compiled only if a search needs it)."""
@@ -117,14 +111,12 @@ _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 def sentences(text: str) -> list[str]:
     """``_SENTENCE.split(text)``: the text cut after a ".", "?" or "!" followed by whitespace
     (the whitespace dropped) and at runs of newlines."""
-    parts = _BOUNDARY.split(text)
-    if len(parts) == 1:
-        return parts
-    out = [parts[0]]
-    for i in range(1, len(parts), 2):
-        if parts[i] is not None:  # the mark ends the sentence before the boundary
-            out[-1] += parts[i]
-        out.append(parts[i + 1])
+    parts = _BOUNDARY.split(text)  # sentence, mark (None at newlines), sentence, ...
+    out = parts[:1]
+    for mark, sentence in zip(parts[1::2], parts[2::2], strict=True):
+        if mark is not None:  # the mark ends the sentence before the boundary
+            out[-1] += mark
+        out.append(sentence)
     return out
 
 
@@ -206,11 +198,7 @@ def _asked(text: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
         return ()
     # An ASCII text without any request phrase's first word has none in a sentence either:
     # then only its sentences with a "?" ask, told without calling _asks on each.
-    if text.isascii():
-        lowered = text.lower()
-        requests = any(w in lowered for w in _ASKING_WORDS)
-    else:
-        requests = True
+    requests = not text.isascii() or any(w in text.lower() for w in _ASKING_WORDS)
     asked = []
     for sentence in sentences(text):
         if "?" in sentence or requests and _asks(sentence):

@@ -230,7 +230,8 @@ def _score_results(path: Path, scripts: Sequence[UserScript],
     # different keys) serves every record: 48,000 values, a few thousand distinct.
     form = _Forms()
     gold_forms = [{k: normalise_value(v) for k, v in g.items()} for g in gold]
-    forms = {i: dict(zip(p, map(form.__getitem__, p.values()))) for i, p in kept.items()}
+    forms = {i: dict(zip(p, map(form.__getitem__, p.values()), strict=True))
+             for i, p in kept.items()}
     normalised = aggregate_trials([score_trial(gold_forms, [forms[id(r)] if r else None
                                                             for r in row], filtered=True)
                                    for row in rows])
