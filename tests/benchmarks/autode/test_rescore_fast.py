@@ -60,6 +60,19 @@ def test_asking_sentences_are_the_plain_split(text: str) -> None:
     assert asking_sentences(text) == plain_asking_sentences(text)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab.?!,\n \t\r\x0b\x1c\u2028\u00a0", max_size=30))
+def test_sentences_are_the_lookbehind_split(text: str) -> None:
+    # Unicode and ASCII-only whitespace (\x1c is \s in a str pattern) next to every mark.
+    assert analysis.sentences(text) == analysis._SENTENCE.split(text)
+
+
+def test_sentences_edges() -> None:
+    for text in ["Hi. There? Yes!", "a.\n\n b", "a\n.  b", "?? x", "end.", ". a", "a.b c"]:
+        assert analysis.sentences(text) == analysis._SENTENCE.split(text)
+    assert analysis.sentences("Hi.  Name?\nok") == ["Hi.", "Name?", "ok"]
+
+
 def plain_said(value: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
 

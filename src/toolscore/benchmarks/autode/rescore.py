@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,17 @@ class RunMetrics:
         }
 
 
+_ROLE_MESSAGE = attrgetter("role", "message")  # a Turn as the (role, message) of DialogueStats
+
+
+class _Forms(dict):  # type: ignore[type-arg]
+    """:func:`normalise_value` by value, computed on first use."""
+
+    def __missing__(self, value: str | bool) -> str:
+        form = self[value] = normalise_value(value)
+        return form
+
+
 def _called(record: TrialRecord, kept: Mapping[str, Any]) -> bool:
     """A call was made: ``state`` says so; legacy records (no state) had one if slots survive
     (``kept``: the record's filtered slots)."""
@@ -214,8 +226,12 @@ def _score_results(path: Path, scripts: Sequence[UserScript],
     exact = aggregate_trials([score_trial(gold, p, filtered=True) for p in preds])
     # The normalised view compares normal forms: each value is normalised once, not once per
     # comparison, and the forms (strings) are then compared exactly.
+    # Filtered values are strings and booleans only, so a table by value (True and "True" are
+    # different keys) serves every record: 48,000 values, a few thousand distinct.
+    form = _Forms()
     gold_forms = [{k: normalise_value(v) for k, v in g.items()} for g in gold]
-    forms = {i: {k: normalise_value(v) for k, v in p.items()} for i, p in kept.items()}
+    forms = {i: dict(zip(p, map(form.__getitem__, p.values()), strict=True))
+             for i, p in kept.items()}
     normalised = aggregate_trials([score_trial(gold_forms, [forms[id(r)] if r else None
                                                             for r in row], filtered=True)
                                    for row in rows])
@@ -245,7 +261,7 @@ def _score_results(path: Path, scripts: Sequence[UserScript],
             [(s, r) for s, r in used if r.state == "success"]),
         mean_dialogue_length=float(np.mean([len(r.content) for _, r in used])),
         redundant_questions=None if questions is None else questions(
-            (s.uuid, [(t.role, t.message) for t in r.content]) for s, r in used),
+            (s.uuid, tuple(map(_ROLE_MESSAGE, r.content))) for s, r in used),
         per_case_f1=exact.per_case_f1(),
     )
 
