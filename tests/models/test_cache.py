@@ -165,3 +165,13 @@ def test_several_processes_share_one_cache(tmp_path: Path) -> None:
     with ResponseCache(db) as cache:
         assert len(cache) == 120
         assert cache.get("b-7").text == "7"
+
+
+def test_cache_spec_none_is_no_cache_never_a_file(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore.models.factory import cache_path, open_cache
+
+    monkeypatch.chdir(tmp_path)
+    assert cache_path(None) is None and cache_path("none") is None
+    assert open_cache("none") is None and not (tmp_path / "none").exists()
+    assert cache_path(tmp_path / "c.sqlite") == tmp_path / "c.sqlite"

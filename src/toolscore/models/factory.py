@@ -17,8 +17,9 @@ DEFAULT = "default"
 
 def cache_path(spec: str | Path | None) -> Path | None:
     """The cache file a spec names: "default" is ``~/.cache/toolscore/responses.sqlite`` (or
-    ``$TOOLSCORE_CACHE``), None is no cache."""
-    if spec is None:
+    ``$TOOLSCORE_CACHE``); None and "none" (as a sweep plan says it) are no cache, never a
+    file called none."""
+    if spec is None or str(spec) == "none":
         return None
     if str(spec) == DEFAULT:
         from toolscore.data import cache_root
