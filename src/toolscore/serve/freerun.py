@@ -121,10 +121,12 @@ def _with_replies(output: dict[str, Any], replies: dict[int, str | None],
     return output
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _loopback_socket() -> socket.socket:
+    """A socket bound to a free loopback port, handed to uvicorn as is: choosing a port and
+    binding it later let another process take it in between."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    return sock
 
 
 @asynccontextmanager
@@ -134,24 +136,24 @@ async def serving(episodes: Episodes) -> AsyncIterator[str]:
 
     from toolscore.serve.http import create_app, server_config
 
-    for _ in range(3):  # a port taken between choosing and binding: choose again
-        port = _free_port()
-        server = uvicorn.Server(server_config(create_app(episodes), port=port,
-                                              log_level="error", log_config=None))
-        thread = threading.Thread(target=server.run, name=f"toolscore-mcp-{port}",
-                                  daemon=True)
-        thread.start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not server.started and thread.is_alive() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        if server.started:
-            break
+    sock = _loopback_socket()
+    port = int(sock.getsockname()[1])
+    server = uvicorn.Server(server_config(create_app(episodes), port=port, log_level="error",
+                                          log_config=None))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                              name=f"toolscore-mcp-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    if not server.started:
         server.should_exit = True
         await asyncio.to_thread(thread.join, 5)
-    else:
+        sock.close()
         raise InfraError("could not start the MCP server on loopback", retryable=True)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         await asyncio.to_thread(thread.join, 10)
+        sock.close()
