@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.testing.oracle_replies import OracleRecording, oracle_recording
 
 _RECORDING: list[OracleRecording] = []
@@ -31,6 +32,21 @@ def write_plan(folder: Path, base_url: str, *, units: int = 12, limit: int | Non
     path = folder / "sweep.json"
     path.write_text(json.dumps(doc))
     return path
+
+
+def run_demo_plan(folder: Path, *, units: int, limit: int, workers: int,
+                  latency: float = 0.05) -> tuple[list[dict[str, Any]], FakeOpenAIServer]:
+    """A plan of ``units`` demo runs (max_concurrency 8 each) under a provider ``limit``, run by
+    the local pool of ``workers``; its results and the (stopped) server, which counted every
+    request and the peak in flight."""
+    from toolscore.sweeps.local import run_local
+    from toolscore.sweeps.plan import load_plan
+
+    with FakeOpenAIServer(demo_oracle().responder, latency=latency) as srv:
+        manifest = load_plan(write_plan(folder, srv.base_url, units=units, limit=limit,
+                                        max_concurrency=8))
+        results = run_local(manifest, workers=workers)
+    return results, srv
 
 
 def sample_keys(run_dir: str | Path) -> list[tuple[str, int]]:

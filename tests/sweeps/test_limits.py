@@ -16,7 +16,7 @@ from typing import Any
 
 from support.autode import asking_assistant, responder
 from support.data import dataset, needs
-from sweeps.plans import demo_oracle, sample_keys, write_plan
+from sweeps.plans import demo_oracle, run_demo_plan, sample_keys, write_plan
 
 from toolscore.sweeps.limits import groups_of, shares, slots
 from toolscore.sweeps.local import run_local, run_one
@@ -25,22 +25,16 @@ from toolscore.testing.openai_server import FakeOpenAIServer
 
 
 def test_units_share_the_whole_limit_and_never_exceed_it(tmp_path: Path) -> None:
-    oracle = demo_oracle()
-    with FakeOpenAIServer(oracle.responder, latency=0.05) as srv:
-        manifest = load_plan(write_plan(tmp_path, srv.base_url, units=6, limit=5,
-                                        max_concurrency=8))
-        results = run_local(manifest, workers=3)
-    assert {r["state"] for r in results} == {"done"} and srv.requests == 6 * oracle.calls
+    results, srv = run_demo_plan(tmp_path, units=6, limit=5, workers=3)
+    assert {r["state"] for r in results} == {"done"}
+    assert srv.requests == 6 * demo_oracle().calls
     # fixed shares would have allowed 3 units x (5 // 3) = 3; shared, all 5 are used
     assert srv.max_in_flight == 5
 
 
 def test_one_unit_alone_may_use_all_of_the_limit(tmp_path: Path) -> None:
-    oracle = demo_oracle()
-    with FakeOpenAIServer(oracle.responder, latency=0.05) as srv:
-        manifest = load_plan(write_plan(tmp_path, srv.base_url, units=1, limit=4,
-                                        max_concurrency=8))
-        assert {r["state"] for r in run_local(manifest, workers=2)} == {"done"}
+    results, srv = run_demo_plan(tmp_path, units=1, limit=4, workers=2)
+    assert {r["state"] for r in results} == {"done"}
     assert srv.max_in_flight == 4
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import json_doc, toolscore
-from sweeps.plans import demo_oracle, sample_keys, write_plan
+from sweeps.plans import demo_oracle, run_demo_plan, sample_keys, write_plan
 
 from toolscore.sweeps.local import run_local, run_one
 from toolscore.sweeps.plan import load_plan
@@ -37,7 +37,7 @@ def test_a_plan_of_12_units_runs_within_the_provider_limit(tmp_path: Path) -> No
         assert {r["run_now"] for r in again} == {0} and srv.requests == served
     assert sorted(r["index"] for r in results) == list(range(12))
     assert {r["state"] for r in results} == {"done"}, results
-    # 4 workers, limit 6: 4 units at once with 6 // 4 = 1 connection each (never 4 x 8)
+    # 4 workers, limit 6: 4 units at once share 6 connections (never 4 x 8)
     assert 1 < srv.max_in_flight <= 6
     assert served == 12 * oracle.calls
     for u in manifest.units:
@@ -49,13 +49,9 @@ def test_a_plan_of_12_units_runs_within_the_provider_limit(tmp_path: Path) -> No
 
 
 def test_a_higher_limit_is_shared_not_multiplied(tmp_path: Path) -> None:
-    oracle = demo_oracle()
-    with FakeOpenAIServer(oracle.responder, latency=0.05) as srv:
-        manifest = load_plan(write_plan(tmp_path, srv.base_url, units=6, limit=4,
-                                        max_concurrency=8))
-        results = run_local(manifest, workers=2)
+    results, srv = run_demo_plan(tmp_path, units=6, limit=4, workers=2)
     assert {r["state"] for r in results} == {"done"}
-    assert 2 < srv.max_in_flight <= 4  # 2 units x (4 // 2) connections
+    assert 2 < srv.max_in_flight <= 4  # 2 units x 8 each would be 16: the limit holds
 
 
 def test_index_runs_one_unit_and_status_sees_the_rest_pending(tmp_path: Path) -> None:
