@@ -254,10 +254,12 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         truth = (None if self.remote is not None
                  else self._truth_hashes.get(sample.id, world, conv.turns))
         turns = []
+        start: dict[str, str] | None = None  # the first turn starts from the reset state
         for i in protocol.assistant_turns(conv.turns):
             turn = await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt,
-                                                config, self.max_calls)
+                                                config, self.max_calls, start)
             if truth is not None:
+                start = self._truth_hashes.databases(sample.id)[i]
                 check = final_state.check_turn(env, turn["state_hash"], truth[i], world,
                                                conv.turns, i)
                 turn["expected_state_hash"] = check["expected_hash"]

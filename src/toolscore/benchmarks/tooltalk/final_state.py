@@ -48,22 +48,31 @@ class TruthHashes:
     so replaying it for every sample cost a second world, its tool calls and its hashes per
     turn (a sixth of the harness's CPU per model call) to get the same hashes again. The world
     is rebuilt only when a turn's state differs and the diff is needed (:func:`check_turn`).
+    Each database's own hash is kept too (:meth:`databases`): the reference protocol starts
+    every turn from the ground truth of the earlier turns, whose hashes these are.
     """
 
     def __init__(self) -> None:
         self._hashes: dict[str, dict[int, str]] = {}
+        self._parts: dict[str, dict[int, dict[str, str]]] = {}
 
     def get(self, key: str, make_world: Callable[[], Any], turns: list[Any]) -> dict[int, str]:
         """Turn index -> expected hash for the conversation ``key`` (``turns`` its turns)."""
         hashes = self._hashes.get(key)
         if hashes is None:
-            world, hashes = make_world(), {}
+            world, hashes, parts = make_world(), {}, {}
             for i, turn in enumerate(turns):
                 if turn.role == "assistant":
                     replay(world, turn.apis)
-                    hashes[i] = world.state_hash()
-            self._hashes[key] = hashes
+                    parts[i] = world.database_hashes()
+                    hashes[i] = world.state_hash(parts[i])
+            self._hashes[key], self._parts[key] = hashes, parts
         return hashes
+
+    def databases(self, key: str) -> dict[int, dict[str, str]]:
+        """Turn index -> each database's hash after that turn's ground truth (after
+        :meth:`get` for ``key``)."""
+        return self._parts[key]
 
 
 def check_turn(found: Any, found_hash: str, expected_hash: str,

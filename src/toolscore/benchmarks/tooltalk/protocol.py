@@ -95,9 +95,14 @@ async def simulate_turn(
     prompt: str,
     config: GenerateConfig,
     max_calls: int,
+    start_hashes: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Run the model on assistant turn ``index``; returns the stored turn output."""
+    """Run the model on assistant turn ``index``; returns the stored turn output.
+    ``start_hashes``: each database's hash in the state the turn starts from (the ground truth
+    of the earlier turns), when known, so that only what the model changes is hashed again."""
     start_turn(env, turns, index)
+    if start_hashes is not None:
+        env.assume_hashes(start_hashes)
     messages = [Message(role="system", content=prompt), *history_messages(turns, index)]
     start = len(messages)
     truth = oracle_script(turns[index])
