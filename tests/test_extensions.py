@@ -70,10 +70,11 @@ def test_installed_provider_is_a_model(site: Path, tmp_path: Path) -> None:
                         "hashing", "--out", "parrot-run", "--json"))
     assert run["config"]["model"] == "parrot/plain"
     assert run["metrics"]["easy"]["recall"] == 0.0 and run["metrics"]["errors"] == 0
-    records = [json.loads(line) for line in
-               (tmp_path / "parrot-run" / "samples.jsonl").read_text().splitlines()]
+    records = sorted((json.loads(line) for line in
+                      (tmp_path / "parrot-run" / "samples.jsonl").read_text().splitlines()),
+                     key=lambda r: str(r["id"]))  # the file is in completion order
     texts = [t["text"] for r in records for t in r["output"]["turns"]]
-    assert texts[0].startswith("You said: I just had a cup of coffee")
+    assert any(t.startswith("You said: I just had a cup of coffee") for t in texts), texts
 
 
 def test_tooltalk_runs_over_an_installed_plugin_set(site: Path, tmp_path: Path) -> None:

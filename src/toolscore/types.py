@@ -195,8 +195,10 @@ class Usage:
         self.cached_calls += other.cached_calls
         self.latency_s += other.latency_s
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:  # asdict's deep copy cost more than the whole record
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "calls": self.calls, "cached_calls": self.cached_calls,
+                "latency_s": self.latency_s}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Usage:

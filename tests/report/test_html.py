@@ -113,6 +113,15 @@ TOOL_SELECT = "document.querySelector('#f-facets select[data-facet=\"tool\"]')"
 ERROR_SELECT = "document.querySelector('#f-facets select[data-facet=\"error type\"]')"
 
 
+def _listed(run: Path) -> list[str]:
+    """The element ids of the page's records in the order it lists them, by (id, epoch): an
+    element is named after its record's line in samples.jsonl, which is in completion order."""
+    line: dict[tuple[str, int], int] = {}
+    for i, record in enumerate(RunStore(run).records()):
+        line[(str(record["id"]), int(record.get("epoch", 0)))] = i
+    return [f"s-{line[key]}" for key in sorted(line)]
+
+
 # -- tests ------------------------------------------------------------------------------------
 def test_json_for_script_cannot_close_the_element() -> None:
     text = json_for_script({"x": HOSTILE})
@@ -179,17 +188,18 @@ def test_report_renders_and_filters_failed(browser: Browser, mixed_run: Path,
     assert shot.startswith(b"\x89PNG\r\n\x1a\n") and len(shot) > 20_000
 
     # opening a record unpacks its block: the turn's user request comes first in its transcript
+    listed = _listed(mixed_run)
     records = sorted(RunStore(mixed_run).latest().values(),
                      key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
-    last = len(records) - 1  # in the last block
-    _open(browser, f"#s-{last}")
-    turn = records[last]["output"]["turns"][0]
-    first = f"document.querySelector('#s-{last} .turn details .msg')"
+    last = listed[-1]  # the page's last record (the samples file is in completion order)
+    _open(browser, f"#{last}")
+    turn = records[-1]["output"]["turns"][0]
+    first = f"document.querySelector('#{last} .turn details .msg')"
     assert browser.js(f"{first}.className") == "msg user"
     assert browser.js(f"{first}.querySelector('.role').textContent") == "user"
     assert browser.js(f"{first}.querySelector('pre').textContent") == turn["user"][-1]
-    assert browser.js(f"document.querySelectorAll('#s-{last} table.calls tr').length") > 1
-    assert browser.js(f"document.querySelector('#s-{last} .turn h3').textContent").startswith(
+    assert browser.js(f"document.querySelectorAll('#{last} table.calls tr').length") > 1
+    assert browser.js(f"document.querySelector('#{last} .turn h3').textContent").startswith(
         "turn 1")
 
     browser.js("document.getElementById('f-failed').click()")  # what a reader does
@@ -205,7 +215,8 @@ def test_report_renders_and_filters_failed(browser: Browser, mixed_run: Path,
     shown = browser.js(f"{VISIBLE}.map(d => d.id)")
     assert 0 < len(shown) < total
     data = json.loads(browser.js("document.getElementById('report-data').textContent"))
-    assert all(tool in data["samples"][int(i[2:])]["facets"]["tool"] for i in shown)
+    heads = {f"s-{h['idx']}": h for h in data["samples"]}  # listed by (id, epoch)
+    assert all(tool in heads[i]["facets"]["tool"] for i in shown)
     _open(browser)  # every record the filter keeps, from several blocks
     assert browser.js("document.querySelectorAll('details.sample .turn').length") >= len(shown)
     assert browser.errors() == []
@@ -218,13 +229,14 @@ def test_pages_of_records(browser: Browser, mixed_run: Path, tmp_path: Path) -> 
     browser.open(write_html(mixed_run, tmp_path / "paged.html", page_size=3, chunk=2))
     total = len(RunStore(mixed_run).latest())
     ids = "Array.from(document.querySelectorAll('details.sample')).map(d => d.id)"
-    assert browser.js(ids) == ["s-0", "s-1", "s-2"]
+    listed = _listed(mixed_run)
+    assert browser.js(ids) == listed[:3]
     assert browser.js("document.getElementById('f-prev').disabled") is True
     pages = -(-total // 3)
     assert browser.js("document.getElementById('f-page').textContent").startswith(
         f"page 1 of {pages}")
     browser.js("document.getElementById('f-next').click()")
-    assert browser.js(ids) == ["s-3", "s-4", "s-5"]
+    assert browser.js(ids) == listed[3:6]
     _open(browser)
     assert browser.js("document.querySelectorAll('details.sample .turn').length") >= 3
     browser.js("document.getElementById('f-failed').click()")

@@ -73,8 +73,11 @@ async def call_with_retry(
             limit = remaining if timeout is None else min(timeout, remaining)
         attempts += 1
         try:
-            return await asyncio.wait_for(fn(attempt), timeout=limit)
-        except asyncio.TimeoutError:
+            # asyncio.timeout, not wait_for: wait_for ran each attempt as a task of its own
+            # (a task, a timer and two extra loop steps per model call)
+            async with asyncio.timeout(limit):
+                return await fn(attempt)
+        except TimeoutError:
             last = InfraError(f"timed out after {limit:.1f}s", retryable=True, status=None)
         except InfraError as e:
             if not e.retryable:
