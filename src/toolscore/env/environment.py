@@ -82,6 +82,17 @@ class _SharedHashes(dict):  # type: ignore[type-arg]
             self.parent[name] = value
 
 
+@dataclass
+class Checkpoint:
+    """What :meth:`Environment.restore` needs to give a world back the state it had when
+    :meth:`Environment.checkpoint` was taken: the databases changed since the reset (pickled),
+    the login session and every tool's random generator."""
+
+    blobs: dict[str, bytes]
+    session: Session | None
+    rngs: dict[str, Any]
+
+
 class Environment:
     def __init__(
         self,
@@ -169,11 +180,34 @@ class Environment:
                 self._reads[name] = len(data)
         return data
 
+    def checkpoint(self) -> Checkpoint:
+        """This world's state, as far as it differs from its reset state."""
+        changed = (self._dbs.keys() if self._touched is None
+                   else (self._touched | self._assumed_touched) & self._dbs.keys())
+        blobs = {name: pickle.dumps(self._dbs[name], protocol=pickle.HIGHEST_PROTOCOL)
+                 for name in changed}
+        return Checkpoint(blobs, copy.copy(self.session),
+                          {name: rng.getstate() for name, rng in self._rngs.items()})
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Reset, then take the state of ``checkpoint`` (taken in a world built like this one:
+        same plugins, same initial databases). Cheaper than replaying the calls that led
+        there: the reference protocol starts each turn from the ground truth of every earlier
+        turn."""
+        self.reset()
+        for name, blob in checkpoint.blobs.items():
+            self._dbs[name] = pickle.loads(blob)
+            self._touched.add(name)  # type: ignore[union-attr]  (reset() just made it a set)
+        self.session = copy.copy(checkpoint.session)
+        for name, state in checkpoint.rngs.items():
+            self._rngs[name] = rng = random.Random()
+            rng.setstate(state)
+
     def peek(self, name: str) -> Any:
         """Database ``name`` for a lookup that changes nothing in it (ToolTalk's session check,
         made by every tool): unlike :meth:`db`, it does not count the database as changed,
         so an action tool that only looked a user up leaves that database's hash alone. The
-        caller must not modify what it gets; tests/env/test_assumed_hashes.py replays every
+        caller must not modify what it gets; tests/env/test_turn_start.py replays every
         ground-truth call against a world that tracks nothing to hold ToolTalk's tools to it.
         """
         data = self._dbs.get(name)
@@ -223,7 +257,7 @@ class Environment:
         turns, which touches the same databases every turn; the ground truth's own world already
         hashed that state (``final_state.TruthHashes``), so hashing it again after every turn
         was an eighth of the harness's CPU. The caller vouches for the equality; a wrong claim
-        gives a wrong hash, which tests/env/test_assumed_hashes.py guards against for ToolTalk.
+        gives a wrong hash, which tests/env/test_turn_start.py guards against for ToolTalk.
         """
         if self._touched is None:  # the whole databases dict was handed out: nothing is known
             return

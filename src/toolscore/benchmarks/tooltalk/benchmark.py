@@ -246,21 +246,21 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         prompt = protocol.system_prompt(conv.metadata)
         config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,
                                 epoch=epoch)
-        # the ground truth's hashes for the final-state check (none for an external server's
-        # tools: their state is not ours to replay)
+        # the ground truth's states, for the final-state check and to start each turn from
+        # (none for an external server's tools: their state is not ours to replay)
         def world() -> Any:
             return self.environment(conv)
 
         truth = (None if self.remote is not None
-                 else self._truth_hashes.get(sample.id, world, conv.turns))
+                 else self._truth_hashes.states(sample.id, world, conv.turns))
         turns = []
-        start: dict[str, str] | None = None  # the first turn starts from the reset state
+        start = None  # the first turn starts from the reset state
         for i in protocol.assistant_turns(conv.turns):
             turn = await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt,
                                                 config, self.max_calls, start)
             if truth is not None:
-                start = self._truth_hashes.databases(sample.id)[i]
-                check = final_state.check_turn(env, turn["state_hash"], truth[i], world,
+                start = truth[i]
+                check = final_state.check_turn(env, turn["state_hash"], truth[i].hash, world,
                                                conv.turns, i)
                 turn["expected_state_hash"] = check["expected_hash"]
                 if "diff" in check:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 EACH_TURN = "each turn"
@@ -41,6 +42,16 @@ def replay(env: Any, calls: list[Any]) -> None:
         env.call(call.name, call.arguments)
 
 
+@dataclass
+class TruthState:
+    """The ground truth's world after one assistant turn: its state hash, each database's hash
+    and a checkpoint to restore it from (``Environment.checkpoint``)."""
+
+    hash: str
+    databases: dict[str, str]
+    checkpoint: Any
+
+
 class TruthHashes:
     """The ground truth's state hash after each assistant turn, per conversation, computed once.
 
@@ -48,31 +59,31 @@ class TruthHashes:
     so replaying it for every sample cost a second world, its tool calls and its hashes per
     turn (a sixth of the harness's CPU per model call) to get the same hashes again. The world
     is rebuilt only when a turn's state differs and the diff is needed (:func:`check_turn`).
-    Each database's own hash is kept too (:meth:`databases`): the reference protocol starts
-    every turn from the ground truth of the earlier turns, whose hashes these are.
+    The whole state after each turn is kept too (:meth:`states`): the reference protocol starts
+    every turn from the ground truth of the earlier turns, which is restored from it rather
+    than replayed call by call, with its database hashes known.
     """
 
     def __init__(self) -> None:
-        self._hashes: dict[str, dict[int, str]] = {}
-        self._parts: dict[str, dict[int, dict[str, str]]] = {}
+        self._states: dict[str, dict[int, TruthState]] = {}
 
     def get(self, key: str, make_world: Callable[[], Any], turns: list[Any]) -> dict[int, str]:
         """Turn index -> expected hash for the conversation ``key`` (``turns`` its turns)."""
-        hashes = self._hashes.get(key)
-        if hashes is None:
-            world, hashes, parts = make_world(), {}, {}
+        return {i: state.hash for i, state in self.states(key, make_world, turns).items()}
+
+    def states(self, key: str, make_world: Callable[[], Any], turns: list[Any]
+               ) -> dict[int, TruthState]:
+        """Turn index -> the ground truth's world after that assistant turn."""
+        states = self._states.get(key)
+        if states is None:
+            world, states = make_world(), {}
             for i, turn in enumerate(turns):
                 if turn.role == "assistant":
                     replay(world, turn.apis)
-                    parts[i] = world.database_hashes()
-                    hashes[i] = world.state_hash(parts[i])
-            self._hashes[key], self._parts[key] = hashes, parts
-        return hashes
-
-    def databases(self, key: str) -> dict[int, dict[str, str]]:
-        """Turn index -> each database's hash after that turn's ground truth (after
-        :meth:`get` for ``key``)."""
-        return self._parts[key]
+                    parts = world.database_hashes()
+                    states[i] = TruthState(world.state_hash(parts), parts, world.checkpoint())
+            self._states[key] = states
+        return states
 
 
 def check_turn(found: Any, found_hash: str, expected_hash: str,

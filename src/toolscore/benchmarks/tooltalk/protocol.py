@@ -95,14 +95,17 @@ async def simulate_turn(
     prompt: str,
     config: GenerateConfig,
     max_calls: int,
-    start_hashes: dict[str, str] | None = None,
+    start: Any = None,
 ) -> dict[str, Any]:
     """Run the model on assistant turn ``index``; returns the stored turn output.
-    ``start_hashes``: each database's hash in the state the turn starts from (the ground truth
-    of the earlier turns), when known, so that only what the model changes is hashed again."""
-    start_turn(env, turns, index)
-    if start_hashes is not None:
-        env.assume_hashes(start_hashes)
+    ``start``: the ground truth's world after the previous assistant turn, when known (a
+    ``final_state.TruthState``): restored rather than replayed, with its database hashes
+    known, so that only what the model changes is hashed again."""
+    if start is None:
+        start_turn(env, turns, index)
+    else:
+        env.restore(start.checkpoint)
+        env.assume_hashes(start.databases)
     messages = [Message(role="system", content=prompt), *history_messages(turns, index)]
     start = len(messages)
     truth = oracle_script(turns[index])

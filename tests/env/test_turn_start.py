@@ -1,12 +1,15 @@
-"""``Environment.assume_hashes``: the reference protocol's shortcut must never change a hash.
+"""The reference protocol's shortcuts must never change a world or its hash.
 
 Each turn of ToolTalk's reference protocol starts from reset + the ground truth of the earlier
-turns, and the runner tells the world that this state has the database hashes the ground
-truth's own world computed (``final_state.TruthHashes``), so that only what the model changes
-is hashed again. Here, for every conversation and every assistant turn, the world that assumed
-those hashes must give the same state hash as a twin that tracks nothing: right after the
-start, after the turn's ground-truth calls (which must then equal the expected hash), after
-further calls of the conversation that change other databases, and after a reset.
+turns. The runner restores that state from the ground truth's own world
+(``Environment.checkpoint``/``restore``, kept by ``final_state.TruthHashes``) instead of
+replaying the calls, and tells the world the database hashes that world computed
+(``assume_hashes``), so that only what the model changes is hashed again. Here, for every
+conversation and every assistant turn, a world started either way (replayed + assumed hashes,
+restored + assumed hashes) must agree with a twin that replays and tracks nothing: right after
+the start, after the turn's ground-truth calls (which must then equal the expected hash), and
+after every other call of the conversation (ids drawn from the tools' random generators
+included: their responses are compared too), and after a reset.
 """
 
 from __future__ import annotations
@@ -37,29 +40,35 @@ def _twin(bench: Any, conversation: Any, turns: list[Any], index: int) -> Enviro
     return env
 
 
-def test_assumed_hashes_agree_with_full_hashing(bench: Any) -> None:
+@pytest.mark.parametrize("start", ["replayed", "restored"])
+def test_started_worlds_agree_with_a_replayed_untracked_twin(bench: Any, start: str) -> None:
     truth = TruthHashes()
     checked = actions = 0
     for sample in bench.samples():
         conv, turns = sample.data, sample.data.turns
-        expected = truth.get(sample.id, lambda c=conv: bench.environment(c), turns)
-        parts = truth.databases(sample.id)
+        states = truth.states(sample.id, lambda c=conv: bench.environment(c), turns)
         env = make_environment(conv, bench.databases, bench.plugins)
         initial = env.state_hash()
         previous = None
         others = [c for t in turns if t.role == "assistant" for c in t.apis]
         for i in protocol.assistant_turns(turns):
-            protocol.start_turn(env, turns, i)
+            if previous is None or start == "replayed":
+                protocol.start_turn(env, turns, i)
+            else:
+                env.restore(states[previous].checkpoint)
             if previous is not None:
-                env.assume_hashes(parts[previous])
+                env.assume_hashes(states[previous].databases)
             twin = _twin(bench, conv, turns, i)
             assert env.state_hash() == twin.state_hash(), (sample.id, i, "start")
+            assert env.session == twin.session, (sample.id, i)
             replay(env, turns[i].apis)
             replay(twin, turns[i].apis)
-            assert env.state_hash() == twin.state_hash() == expected[i], (sample.id, i)
+            assert env.state_hash() == twin.state_hash() == states[i].hash, (sample.id, i)
             # calls the turn does not make (a model's other choices): some change databases
-            replay(env, others)
-            replay(twin, others)
+            for call in others:
+                got, want = env.call(call.name, call.arguments), twin.call(call.name,
+                                                                           call.arguments)
+                assert (got.response, got.exception) == (want.response, want.exception)
             assert env.state_hash() == twin.state_hash(), (sample.id, i, "other calls")
             actions += sum(bench.tools[c.name].action for c in others if c.name in bench.tools)
             checked += 1
