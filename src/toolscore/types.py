@@ -15,9 +15,11 @@ from typing import Any, Literal
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ToolSpec:
-    """What the model is shown about a tool: name, description and JSON-schema parameters."""
+    """What the model is shown about a tool: name, description and JSON-schema parameters.
+    Frozen: the renderings of a tool list are memoised by the identity of its specs (and the
+    schema dict is never edited once offered; see ``models.cache.ToolsMemo``)."""
 
     name: str
     description: str

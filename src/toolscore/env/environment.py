@@ -8,7 +8,6 @@ always the same). ``execute`` never raises for anything the model sends.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import pickle
@@ -148,8 +147,7 @@ class Environment:
         self._assumed_touched = set()
         self._lazy = True
         self._reads: dict[str, int] | None = None
-        self.session: Session | None = (copy.copy(self.initial_session)
-                                        if self.initial_session else None)
+        self.session: Session | None = _copy(self.initial_session)
         self._rngs: dict[str, random.Random] = {}
 
     def set_initial(self, databases: dict[str, Any] | Snapshot,
@@ -186,7 +184,7 @@ class Environment:
                    else (self._touched | self._assumed_touched) & self._dbs.keys())
         blobs = {name: pickle.dumps(self._dbs[name], protocol=pickle.HIGHEST_PROTOCOL)
                  for name in changed}
-        return Checkpoint(blobs, copy.copy(self.session),
+        return Checkpoint(blobs, _copy(self.session),
                           {name: rng.getstate() for name, rng in self._rngs.items()})
 
     def restore(self, checkpoint: Checkpoint) -> None:
@@ -198,7 +196,7 @@ class Environment:
         for name, blob in checkpoint.blobs.items():
             self._dbs[name] = pickle.loads(blob)
             self._touched.add(name)  # type: ignore[union-attr]  (reset() just made it a set)
-        self.session = copy.copy(checkpoint.session)
+        self.session = _copy(checkpoint.session)
         for name, state in checkpoint.rngs.items():
             self._rngs[name] = rng = random.Random()
             rng.setstate(state)
@@ -307,6 +305,10 @@ class Environment:
             arguments = None
         record = self.call(call.name, arguments)
         return record, ToolResult(call.id, call.name, record.response, record.exception)
+
+
+def _copy(session: Session | None) -> Session | None:
+    return None if session is None else Session(session.username, session.token)
 
 
 def _hash_json(value: Any) -> str:

@@ -158,6 +158,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
         self._truth_hashes = final_state.TruthHashes()
+        self._shown_specs: dict[str, tuple[Tool, ToolSpec]] = {}
 
     def config(self) -> dict[str, Any]:
         from toolscore.env.similarity import get_embedder
@@ -231,10 +232,13 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         """The documentation the model sees. The reference shows a few tools with known defects
         (CreateEvent's enum sits on ``name`` instead of ``event_type``); the default reproduces
         them, ``strict`` shows the corrected schema."""
-        documented = tool.extra.get("reference_parameters")
-        if self.strict or documented is None:
-            return tool.spec
-        return ToolSpec(tool.name, tool.description, documented)
+        shown = self._shown_specs.get(tool.name)
+        if shown is None or shown[0] is not tool:  # one ToolSpec per tool, shared by samples
+            documented = tool.extra.get("reference_parameters")
+            spec = (tool.spec if self.strict or documented is None
+                    else ToolSpec(tool.name, tool.description, documented))
+            shown = self._shown_specs[tool.name] = (tool, spec)
+        return shown[1]
 
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
