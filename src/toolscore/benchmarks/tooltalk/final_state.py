@@ -82,6 +82,7 @@ class TruthHashes:
                     replay(world, turn.apis)
                     parts = world.database_hashes()
                     states[i] = TruthState(world.state_hash(parts), parts, world.checkpoint())
+                    world.assume_hashes(parts)  # the next turn re-hashes only what it changes
             self._states[key] = states
         return states
 
