@@ -56,7 +56,8 @@ def test_agrees_with_json_loads(before: list[tuple[str, Any]], model: Any,
     text = "{" + ",".join(f"{a}{json.dumps(k)}{b}:{c}{json.dumps(v)}{d}"
                           for k, v in members) + "}" + junk
     raw = text.encode()
-    got = LeanDecoder().decode(raw)
+    dec = LeanDecoder()
+    got = dec.decode(raw)
     plain = (junk.strip() == "" and all(k != "messages" for k, _ in before)
              and all(k not in ("model", "messages") for k, _ in [*middle, *after]))
     if got is None:
@@ -65,3 +66,17 @@ def test_agrees_with_json_loads(before: list[tuple[str, Any]], model: Any,
     whole = json.loads(raw)  # raises if the decoder accepted something json.loads does not
     assert got[0] == whole["model"]
     assert got[2] == whole["messages"] == json.loads(got[1])
+    assert dec.decode(raw, {got[1]}) == (got[0], got[1], None)  # a known text: not decoded
+
+
+def test_a_known_messages_text_is_only_taken_whole() -> None:
+    dec = LeanDecoder()
+    first = b'{"model":"m","messages":[1],"x":[1]}'
+    assert dec.decode(first) == ("m", "[1]", [1])
+    known = {"[1]"}
+    assert dec.decode(first, known) == ("m", "[1]", None)
+    longer = b'{"model":"m","messages":[1],"x":[1],"x":[1]}'  # ends with the known tail
+    assert dec.decode(longer, known) == ("m", "[1]", [1])  # decoded: "[1],"x":[1]" is no value
+    other = b'{"model":"n","messages":[2],"x":[1]}'
+    assert dec.decode(other, known) == ("n", "[2]", [2])
+    assert dec.decode(b'{"model":"m","messages":[1],"x":[1]]}', known) is None

@@ -5,7 +5,8 @@ never looks at; decoding them was the largest part of the fake server's CPU per 
 provider puts ``model`` and ``messages`` first and the settings and tools after, and the settings
 and tools are the same bytes call after call. So the members before ``messages`` are decoded one
 by one, ``messages`` is decoded on its own, and the rest (the *tail*) is checked once, as text,
-and then recognised by equality.
+and then recognised by equality; a ``messages`` text the caller has seen before (equal text, equal
+value) is recognised by equality too, between the members before it and a known tail.
 
 The shortcut never changes an answer: it accepts exactly the bodies ``json.loads`` accepts as an
 object with ``model`` and ``messages`` members, and gives the values ``json.loads`` would give
@@ -16,6 +17,7 @@ anything else it returns None and the caller takes the full path.
 from __future__ import annotations
 
 import json
+from collections.abc import Container
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -31,15 +33,17 @@ class LeanDecoder:
     def __init__(self) -> None:
         self.tails: set[str] = set()  # tails that complete an object without model/messages
 
-    def decode(self, raw: bytes) -> tuple[Any, str, Any] | None:
+    def decode(self, raw: bytes, known: Container[str] = ()) -> tuple[Any, str, Any] | None:
         """``(model, messages text, messages)`` or None. The messages text is exact JSON:
-        callers may memo on it (equal text, equal value)."""
+        callers may memo on it (equal text, equal value). ``known``: messages texts this
+        decoder returned before; when the text is one of them it is not decoded again and
+        ``messages`` is None."""
         try:
-            return self._decode(raw)
+            return self._decode(raw, known)
         except json.JSONDecodeError:  # e.g. an unterminated key
             return None
 
-    def _decode(self, raw: bytes) -> tuple[Any, str, Any] | None:
+    def _decode(self, raw: bytes, known: Container[str]) -> tuple[Any, str, Any] | None:
         if raw[:1] != b"{" or b"\x00" in raw[:4]:
             return None  # not UTF-8 as json.loads would detect it, or leading whitespace
         try:
@@ -63,6 +67,14 @@ class LeanDecoder:
             pos += 1
             while pos < n and s[pos] in _WS:
                 pos += 1
+            if key == "messages" and has_model and known:
+                # a text returned before is a whole JSON value; followed by a checked tail
+                # it is exactly what json.loads would read there
+                for tail in self.tails:
+                    if s.endswith(tail) and n - len(tail) > pos:
+                        text = s[pos:n - len(tail)]
+                        if text in known:
+                            return model, text, None
             value, end = _decoder.raw_decode(s, pos)
             if key == "messages":
                 if not has_model or not self._is_tail(s[end:]):

@@ -129,7 +129,7 @@ class ScriptedResponder:
         memoised on its exact ``messages`` text, a reply's bytes on its key and model."""
         if type(self).__call__ is not ScriptedResponder.__call__:
             return None
-        got = self._lean.decode(raw)
+        got = self._lean.decode(raw, self._keys)
         if got is None:
             return None
         model, text, messages = got
