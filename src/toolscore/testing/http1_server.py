@@ -111,7 +111,7 @@ class HTTP1Connection(asyncio.Protocol):
 
     def _advance(self) -> None:
         """Dispatch the next request once all of it is buffered."""
-        while not self.busy and self.transport is not None:
+        while not self.busy and self.transport is not None and not self.transport.is_closing():
             try:
                 if self.head is None:
                     self.head = _parse_head(self.buf)
