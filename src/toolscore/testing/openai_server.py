@@ -9,6 +9,11 @@ every concurrent request. Replies come from a pluggable
 seed: each fault is decided from (request hash, attempt number), so the same test fails the same
 way every time and a retried request eventually gets through.
 
+Its CPU per request is charged to throughput figures meant to measure the harness, so when
+nothing needs the whole request (no recording, no faults) a :class:`ScriptedResponder` answers
+from the raw body (:meth:`ScriptedResponder.respond_raw`: the same bytes, a fraction of the
+cost), and the reply is sent after ``latency`` by a timer rather than by a task.
+
 Usage::
 
     with FakeOpenAIServer(ScriptedResponder(), error_rate=0.3, seed=1) as srv:
@@ -22,112 +27,27 @@ import json
 import random
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from toolscore.models.cache import sha256_json
-from toolscore.types import Message, Reply, ToolCall
+from toolscore.testing.http1_server import HTTP1Connection
+from toolscore.testing.responders import (  # the responders' public home was this module
+    Responder,
+    ScriptedResponder,
+    default_responder,
+    messages_key,
+    prompt_tokens,
+    reply_to_completion,
+    text_responder,
+)
 
-Responder = Callable[[dict[str, Any]], dict[str, Any]]
+__all__ = ["FAULTS", "MALFORMED_ARGUMENTS", "FakeOpenAIServer", "Responder",
+           "ScriptedResponder", "default_responder", "messages_key", "prompt_tokens",
+           "reply_to_completion", "text_responder"]
 
 #: Fault kinds understood by ``fault_plan`` and produced by the rates.
 FAULTS = ("429", "500", "400", "timeout", "empty", "malformed")
 MALFORMED_ARGUMENTS = '{"oops": '
-
-
-def _normal_message(m: Message | dict[str, Any]) -> dict[str, Any]:
-    msg = m if isinstance(m, Message) else Message.from_dict(m)
-    return {
-        "role": msg.role,
-        "content": msg.content or "",
-        "tool_calls": [[c.id, c.name, c.arguments] for c in msg.tool_calls],
-        "tool_call_id": msg.tool_call_id,
-    }
-
-
-def messages_key(messages: Iterable[Message | dict[str, Any]]) -> str:
-    """A hash of the conversation that ignores representation details (null vs empty content,
-    ``name`` on tool messages), so a test can key a reply on the :class:`Message` list it sends."""
-    return sha256_json([_normal_message(m) for m in messages])
-
-
-def _words(text: str | None) -> int:
-    return len((text or "").split())
-
-
-def reply_to_completion(
-    reply: Reply | Message, *, model: str = "fake-model", prompt_tokens: int = 0
-) -> dict[str, Any]:
-    """A :class:`Reply` (or assistant :class:`Message`) as a ``chat.completion`` JSON object."""
-    msg = reply.message if isinstance(reply, Reply) else reply
-    out: dict[str, Any] = {"role": "assistant", "content": msg.content}
-    if msg.tool_calls:
-        out["tool_calls"] = [c.to_dict() for c in msg.tool_calls]
-    completion = _words(msg.content) + sum(_words(c.arguments) + 1 for c in msg.tool_calls)
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "created": 0,
-        "model": model,
-        "choices": [{"index": 0, "message": out,
-                     "finish_reason": "tool_calls" if msg.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
-                  "total_tokens": prompt_tokens + completion},
-    }
-
-
-def prompt_tokens(request: dict[str, Any]) -> int:
-    """A deterministic stand-in for token counting: words in the messages."""
-    return sum(_words(m.get("content") if isinstance(m.get("content"), str) else "")
-               for m in request.get("messages", [])) + 1
-
-
-def text_responder(text: str) -> Responder:
-    """Always answer ``text``."""
-    def respond(request: dict[str, Any]) -> dict[str, Any]:
-        return reply_to_completion(Message(role="assistant", content=text),
-                                   model=request.get("model", "fake-model"),
-                                   prompt_tokens=prompt_tokens(request))
-    return respond
-
-
-def default_responder(request: dict[str, Any]) -> dict[str, Any]:
-    """Call the first tool (no arguments) after a user turn when tools are offered, else say
-    "Done." — enough to drive a conversation loop through a tool call and a final answer."""
-    msgs = request.get("messages", [])
-    tools = request.get("tools") or []
-    model = request.get("model", "fake-model")
-    if tools and msgs and msgs[-1].get("role") == "user" and request.get("tool_choice") != "none":
-        name = tools[0]["function"]["name"]
-        msg = Message(role="assistant", tool_calls=[ToolCall(id="call_0", name=name,
-                                                             arguments="{}")])
-    else:
-        msg = Message(role="assistant", content="Done.")
-    return reply_to_completion(msg, model=model, prompt_tokens=prompt_tokens(request))
-
-
-class ScriptedResponder:
-    """Replies looked up by :func:`messages_key` of the request's messages, else ``fallback``."""
-
-    def __init__(
-        self,
-        replies: dict[str, Reply | Message] | None = None,
-        fallback: Responder | None = default_responder,
-    ):
-        self.replies: dict[str, Reply | Message] = dict(replies or {})
-        self.fallback = fallback
-
-    def add(self, messages: Iterable[Message | dict[str, Any]], reply: Reply | Message) -> None:
-        self.replies[messages_key(messages)] = reply
-
-    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
-        reply = self.replies.get(messages_key(request.get("messages", [])))
-        if reply is not None:
-            return reply_to_completion(reply, model=request.get("model", "fake-model"),
-                                       prompt_tokens=prompt_tokens(request))
-        if self.fallback is None:
-            raise LookupError("no scripted reply for this conversation")
-        return self.fallback(request)
 
 
 class FakeOpenAIServer:
@@ -185,6 +105,7 @@ class FakeOpenAIServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._connections: set[HTTP1Connection] = set()
 
     # -- lifecycle -------------------------------------------------------------------------
     @property
@@ -203,8 +124,9 @@ class FakeOpenAIServer:
             asyncio.set_event_loop(loop)
             self._loop = loop
             try:
-                server = loop.run_until_complete(asyncio.start_server(
-                    self._connection, "127.0.0.1", self._port, backlog=512))
+                server = loop.run_until_complete(loop.create_server(
+                    lambda: HTTP1Connection(self._dispatch, self._connections),
+                    "127.0.0.1", self._port, backlog=512))
                 self._address = server.sockets[0].getsockname()[:2]
             except BaseException as e:  # e.g. port in use: report it to start()
                 failure.append(e)
@@ -216,6 +138,8 @@ class FakeOpenAIServer:
                 loop.run_forever()
             finally:
                 server.close()
+                for conn in list(self._connections):
+                    conn.close()
                 tasks = list(self._tasks)
                 for task in tasks:
                     task.cancel()
@@ -318,51 +242,56 @@ class FakeOpenAIServer:
             self.in_flight -= 1
             self.requests += 1
 
-    async def _connection(self, reader: asyncio.StreamReader,
-                          writer: asyncio.StreamWriter) -> None:
-        """A minimal HTTP/1.1 keep-alive loop: Content-Length bodies, JSON replies."""
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
+    def _lean(self) -> bool:
+        """Whether a request needs nothing but its reply: no recording, no faults, and the
+        request handling of this class (a subclass may look at every request)."""
+        return (not self.keep_requests and not self.fault_plan and not any(self.rates.values())
+                and type(self).handle_chat is FakeOpenAIServer.handle_chat
+                and type(self)._route is FakeOpenAIServer._route)
+
+    def _dispatch(self, conn: HTTP1Connection, method: str, path: str,
+                  headers: dict[str, str], raw: bytes) -> None:
+        """Answer one request: from the raw body when the responder can and nothing else
+        needs the request (a timer sends it after ``latency``), else through :meth:`_route`
+        in a task."""
+        self.last_headers = headers  # what a test checks of the request's metadata
+        fast = getattr(self.responder, "respond_raw", None)
+        if (fast is not None and method == "POST" and self._lean()
+                and path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")):
+            try:
+                data = fast(raw)
+            except Exception:  # e.g. a message it cannot read: the full path answers
+                data = None
+            if data is not None:
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                if self.latency > 0 and self._loop is not None:
+                    self._loop.call_later(self.latency, self._sent, conn, data)
+                else:
+                    self._sent(conn, data)
+                return
+        task = asyncio.get_running_loop().create_task(self._answer(conn, method, path, raw))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _sent(self, conn: HTTP1Connection, data: bytes) -> None:
+        self.in_flight -= 1
+        self.requests += 1
+        conn.respond(200, data)
+
+    async def _answer(self, conn: HTTP1Connection, method: str, path: str, raw: bytes) -> None:
         try:
-            while True:
-                line = await reader.readline()
-                if not line.strip():
-                    break
-                method, path = line.decode("latin-1").split(" ")[:2]
-                headers: dict[str, str] = {}
-                while True:
-                    h = await reader.readline()
-                    if h in (b"\r\n", b"\n", b""):
-                        break
-                    name, _, value = h.decode("latin-1").partition(":")
-                    headers[name.strip().lower()] = value.strip()
-                length = int(headers.get("content-length") or 0)
-                raw = await reader.readexactly(length) if length else b""
-                self.last_headers = headers  # what a test checks of the request's metadata
-                status, body = await self._route(method, path, raw)
-                data = json.dumps(body).encode("utf-8")
-                extra = (f"Retry-After: {self.retry_after}\r\n"
-                         if status == 429 and self.retry_after is not None else "")
-                head = (f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
-                        f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
-                        f"{extra}Connection: keep-alive\r\n\r\n")
-                writer.write(head.encode("latin-1") + data)
-                await writer.drain()
-                if headers.get("connection", "").lower() == "close":
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
-            pass  # the client went away (e.g. it timed out) or spoke garbage
+            status, body = await self._route(method, path, raw)
+            data = json.dumps(body).encode("utf-8")
         except asyncio.CancelledError:
-            pass  # stop(): end quietly (asyncio logs cancelled connection tasks as errors)
-        finally:
-            if task is not None:
-                self._tasks.discard(task)
-            writer.close()
-
-
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
-            500: "Internal Server Error"}
+            conn.close()  # stop(): end quietly
+            return
+        except Exception:  # e.g. a body that is not UTF-8: end the connection, as garbage
+            conn.close()
+            return
+        extra = (f"Retry-After: {self.retry_after}\r\n"
+                 if status == 429 and self.retry_after is not None else "")
+        conn.respond(status, data, extra)
 
 
 def _error(message: str, code: str) -> dict[str, Any]:
