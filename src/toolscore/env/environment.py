@@ -198,7 +198,7 @@ class Environment:
             self._touched.add(name)  # type: ignore[union-attr]  (reset() just made it a set)
         self.session = _copy(checkpoint.session)
         for name, state in checkpoint.rngs.items():
-            self._rngs[name] = rng = random.Random()
+            self._rngs[name] = rng = random.Random(0)  # (no seed would read os.urandom)
             rng.setstate(state)
 
     def peek(self, name: str) -> Any:
