@@ -247,13 +247,19 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, text in enumerate(read_text(path).split("\n"), start=1):
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
-        if not isinstance(obj, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object")
-        yield number, obj
+        yield number, jsonl_object(text, path, number)
+
+
+def jsonl_object(text: str, path: Path, number: int) -> dict[str, Any]:
+    """Line ``number`` of a JSONL file, which must be an object (for readers that walk the
+    lines themselves, e.g. to decode a line repeated verbatim only once)."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
+    if not isinstance(obj, dict):
+        raise DataError(f"{path}:{number}: expected a JSON object")
+    return obj
 
 
 def read_structured(path: Path) -> Any:

@@ -335,7 +335,7 @@ class DialogueStats:
         self.gold = {s.uuid: s for s in scripts}
         self.by_name = {d.name: d for d in docs}
         self.facts: dict[str, CaseFacts] = {}
-        self.counted: dict[tuple[str, tuple[tuple[str | None, str], ...]], tuple[int, int]] = {}
+        self.counted: dict[tuple[str, tuple[str | None, ...]], tuple[int, int]] = {}
 
     def case(self, uuid: str) -> CaseFacts | None:
         """The facts of case ``uuid`` (None: not a script)."""
@@ -351,18 +351,28 @@ class DialogueStats:
                  ) -> dict[str, Any]:
         """:func:`question_stats` of (uuid, [(role, message)]) dialogues."""
         n = questions = redundant = with_redundant = 0
-        seen = self.counted
         for uuid, turns in dialogues:
             n += 1
-            key = (uuid, tuple(turns))
-            counts = seen.get(key)
-            if counts is None:
-                facts = self.case(uuid)
-                counts = seen[key] = (0, 0) if facts is None else count_questions(facts, key[1])
-            q, r = counts
+            q, r = self.count(uuid, tuple(x for turn in turns for x in turn))
             questions += q
             redundant += r
             with_redundant += r > 0
+        return self.summary(n, questions, redundant, with_redundant)
+
+    def count(self, uuid: str, flat: tuple[str | None, ...]) -> tuple[int, int]:
+        """(questions, redundant questions) of one dialogue of case ``uuid`` given flat as
+        (role, message, role, message, ...); (0, 0) for a uuid that is not a script."""
+        key = (uuid, flat)
+        counts = self.counted.get(key)
+        if counts is None:
+            facts = self.case(uuid)
+            counts = self.counted[key] = (0, 0) if facts is None else count_questions(
+                facts, tuple(zip(flat[::2], flat[1::2], strict=True)))
+        return counts
+
+    @staticmethod
+    def summary(n: int, questions: int, redundant: int, with_redundant: int) -> dict[str, Any]:
+        """The totals of ``n`` dialogues, of which ``with_redundant`` have a redundant one."""
         return {"dialogues": n, "questions": questions, "redundant_questions": redundant,
                 "redundant_rate": redundant / questions if questions else None,
                 "dialogues_with_redundant": with_redundant / n if n else None}

@@ -156,8 +156,12 @@ def score_trial(gold: Sequence[Mapping[str, Any]],
         raise ValueError(f"{len(gold)} gold cases but {len(predicted)} predictions")
     if not gold:
         raise ValueError("no gold cases")
-    cases = [score_case(g, p or {}, equal=equal, filtered=filtered)
-             for g, p in zip(gold, predicted, strict=True)]
+    return trial_score([score_case(g, p or {}, equal=equal, filtered=filtered)
+                        for g, p in zip(gold, predicted, strict=True)])
+
+
+def trial_score(cases: list[CaseScore]) -> TrialScore:
+    """The macro means of one trial's case scores (every gold case, in gold order)."""
     n = len(cases)
     return TrialScore(sum(c.precision for c in cases) / n, sum(c.recall for c in cases) / n,
                       sum(c.f1 for c in cases) / n, cases)
