@@ -163,25 +163,35 @@ def case_facts(slots: Mapping[str, Any], doc: ApiDoc | None) -> CaseFacts:
 
 
 _ASKING_WORDS = ("please", "let me know", "i need to know")
+# A request phrase of _ASKING, matched case-sensitively at a given start in lower-cased text.
+_REQUEST_AT = re.compile(r"(?:please\s+(?:tell|provide|give|specify|share|enter|confirm)|"
+                         r"let me know|i need to know)\b")
 
 
 def _asks(text: str) -> bool:
     """:data:`_ASKING` matches ``text``, searched only when plain tests cannot tell: any "?"
-    matches; ASCII text without one of the phrases' first words cannot (case-insensitive
-    matching of an ASCII pattern on ASCII text is matching on the lower-cased text)."""
+    matches; in ASCII text (where ignoring case is matching the lower-cased text) a request
+    phrase can only start where its first words are, after a non-word character: the phrase
+    is matched there, not tried at every position."""
     if "?" in text:
         return True
-    if text.isascii():
-        lowered = text.lower()
-        if not any(w in lowered for w in _ASKING_WORDS):
-            return False
-    return _ASKING.search(text) is not None
+    if not text.isascii():
+        return _ASKING.search(text) is not None
+    lowered = text.lower()
+    for first in _ASKING_WORDS:
+        start = lowered.find(first)
+        while start >= 0:
+            if ((start == 0 or lowered[start - 1] not in _ASCII_WORD)
+                    and _REQUEST_AT.match(lowered, start)):
+                return True
+            start = lowered.find(first, start + 1)
+    return False
 
 
 def asking_sentences(text: str) -> list[str]:
     """The sentences of an assistant turn that ask the user something: a "?" or a request
     phrase ("please provide", "let me know", "I need to know")."""
-    return [s for s, _, _ in _asked(text)]
+    return [s for s, _ in _asked(text)]
 
 
 @lru_cache(maxsize=65536)
@@ -192,19 +202,35 @@ def _asking_turn(text: str) -> str | None:
 
 
 @lru_cache(maxsize=65536)
-def _asked(text: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
-    """(sentence, lower-cased, words) of each asking sentence of ``text``, memoised."""
+def _asked(text: str) -> tuple[tuple[str, str], ...]:
+    """(sentence, lower-cased) of each asking sentence of ``text``, memoised."""
     if not _asks(text):  # a sentence that asks is a match in the whole text too
         return ()
     # An ASCII text without any request phrase's first word has none in a sentence either:
     # then only its sentences with a "?" ask, told without calling _asks on each.
     requests = not text.isascii() or any(w in text.lower() for w in _ASKING_WORDS)
-    asked = []
-    for sentence in sentences(text):
-        if "?" in sentence or requests and _asks(sentence):
-            lowered = sentence.lower()
-            asked.append((sentence, lowered, frozenset(_WORD.findall(lowered))))
-    return tuple(asked)
+    return tuple((sentence, sentence.lower()) for sentence in sentences(text)
+                 if "?" in sentence or requests and _asks(sentence))
+
+
+@lru_cache(maxsize=65536)
+def _words_of(lowered: str) -> frozenset[str]:
+    """The words of a lower-cased sentence, memoised (asked for only when one of a given
+    slot's keywords is a substring of it)."""
+    return frozenset(_WORD.findall(lowered))
+
+
+def _asks_again(text: str, given: Sequence[str], facts: CaseFacts) -> bool:
+    """Whether an asking sentence of assistant turn ``text`` mentions a keyword of a ``given``
+    slot without containing its value (see :func:`redundant_questions`). A keyword among a
+    sentence's words is a substring of the sentence: its words are found only then."""
+    keywords, values = facts.keywords, facts.values
+    for sentence, lowered in _asked(text):
+        for k in given:
+            if any(w in lowered for w in keywords[k]) and not keywords[k].isdisjoint(
+                    _words_of(lowered)) and not _said(values[k], sentence, lowered):
+                return True
+    return False
 
 
 def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str, Any],
@@ -258,9 +284,8 @@ def count_questions(facts: CaseFacts, turns: Sequence[tuple[str | None, str]]
         questions += 1
         # A keyword among a sentence's words is a substring of the whole lower-cased turn:
         # most turns that cannot be redundant are told apart without splitting sentences.
-        if given and any(w in whole for k in given for w in keywords[k]) and any(
-                keywords[k] & words and not _said(values[k], sentence, lowered)
-                for sentence, lowered, words in _asked(text) for k in given):
+        if given and any(w in whole for k in given for w in keywords[k]) and _asks_again(
+                text, given, facts):
             redundant += 1
     return questions, redundant
 

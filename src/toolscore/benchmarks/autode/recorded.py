@@ -21,10 +21,10 @@ from toolscore.benchmarks.autode.apidocs import ApiDoc
 from toolscore.benchmarks.autode.data import UserScript, check_record, record_fields
 from toolscore.benchmarks.autode.scoring import (
     CaseScore,
-    exact_match,
+    case_score,
     filter_arguments,
     normalise_value,
-    score_case,
+    slot_counts,
 )
 from toolscore.data import DataError, jsonl_object, read_text
 
@@ -112,12 +112,13 @@ class ResultReader:
         if gold_forms is None:
             gold_forms = self.gold_forms[uuid] = {k: normalise_value(v)
                                                   for k, v in script.slots.items()}
-        form = self.forms.__getitem__
-        forms = dict(zip(kept, map(form, kept.values()), strict=True))
+        gold = script.slots
+        correct, normalised = slot_counts(gold, gold_forms, kept, self.forms.__getitem__)
         hallucinated = (None if self.params is None else
                         not kept.keys() <= self.params.get(script.api, frozenset()))
         questions = None if self.questions is None else self.questions.count(uuid, flat)
-        return LineFacts(uuid, score_case(script.slots, kept, filtered=True),
-                         score_case(gold_forms, forms, filtered=True),
-                         exact_match(script.slots, kept, filtered=True), called,
+        # Every kept slot right and as many as the gold: the same keys and values.
+        exact_match = correct == len(kept) == len(gold)
+        return LineFacts(uuid, case_score(correct, len(kept), len(gold)),
+                         case_score(normalised, len(kept), len(gold)), exact_match, called,
                          state == "success", refused, hallucinated, len(flat) // 2, questions)
