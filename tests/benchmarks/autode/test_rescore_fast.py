@@ -27,10 +27,14 @@ from toolscore.benchmarks.autode.scoring import (
     CaseScore,
     RunScore,
     TrialScore,
+    case_score,
     exact_equal,
     exact_match,
     filter_arguments,
+    normalise_value,
+    normalised_equal,
     score_case,
+    slot_counts,
 )
 
 DATA = data.path("autode")
@@ -46,6 +50,31 @@ texts = st.text(alphabet=ALPHABET, max_size=40) | st.sampled_from([
 @given(texts)
 def test_asks_is_the_regex(text: str) -> None:
     assert analysis._asks(text) == (analysis._ASKING.search(text) is not None)
+
+
+request_texts = st.lists(st.sampled_from([
+    "please", "PLEASE", "Please", " ", "  ", "\n", "\t", "x", "_", "9", ".", "tell", "provide",
+    "give", "confirm", "let me know", "Let Me Know", "i need to know", "I NEED TO KNOW", "s",
+    "know", "ing", "\u212a"]), max_size=8).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(request_texts)
+def test_asks_request_phrases_are_the_regex(text: str) -> None:
+    # Request phrases put together from their parts, next to word characters and edges.
+    assert analysis._asks(text) == (analysis._ASKING.search(text) is not None)
+
+
+words_texts = st.lists(st.sampled_from([
+    "type", "types", "room", "9", "0", "a", "_", " ", ".", "-", "\u00e9", "\u212a", "tv",
+    "x9"]), max_size=8).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(words_texts, st.sampled_from(["type", "room", "tv", "x9", "roomtype", "types"]))
+def test_has_word_is_among_the_words(text: str, word: str) -> None:
+    lowered = text.lower()
+    assert analysis._has_word(lowered, word) == (word in analysis._WORD.findall(lowered))
 
 
 def plain_asking_sentences(text: str) -> list[str]:
@@ -165,6 +194,19 @@ def test_case_scores_shortcuts(gold: dict, predicted: dict) -> None:
     kept = filter_arguments(predicted)
     assert score_case(gold, kept, filtered=True) == generic
     assert exact_match(gold, kept, filtered=True) == exact_match(gold, predicted)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                       st.sampled_from(["x", "X", True, "1,000", "1000"]), max_size=3), slots)
+def test_slot_counts_are_both_views(gold: dict, predicted: dict) -> None:
+    kept = filter_arguments(predicted)
+    gold_forms = {k: normalise_value(v) for k, v in gold.items()}
+    correct, normalised = slot_counts(gold, gold_forms, kept, normalise_value)
+    assert case_score(correct, len(kept), len(gold)) == score_case(gold, kept, filtered=True)
+    assert case_score(normalised, len(kept), len(gold)) == score_case(
+        gold, kept, equal=normalised_equal, filtered=True)
+    assert (correct == len(kept) == len(gold)) == exact_match(gold, kept, filtered=True)
 
 
 @pytest.mark.parametrize("n_trials", range(1, 13))

@@ -213,22 +213,35 @@ def _asked(text: str) -> tuple[tuple[str, str], ...]:
                  if "?" in sentence or requests and _asks(sentence))
 
 
-@lru_cache(maxsize=65536)
-def _words_of(lowered: str) -> frozenset[str]:
-    """The words of a lower-cased sentence, memoised (asked for only when one of a given
-    slot's keywords is a substring of it)."""
-    return frozenset(_WORD.findall(lowered))
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _has_word(lowered: str, word: str) -> bool:
+    """Whether ``word`` (a keyword: a letter, then letters or digits) is one of the words of
+    ``lowered`` (``_WORD.findall(lowered)``), without listing them: the regex takes one word
+    per run of letters and digits, from its first letter to the run's end, so ``word`` is one
+    where an occurrence ends the run and only digits come before it in the run."""
+    size, start = len(word), lowered.find(word)
+    while start >= 0:
+        end = start + size
+        if end == len(lowered) or lowered[end] not in _ALNUM:
+            before = start - 1
+            while before >= 0 and "0" <= lowered[before] <= "9":
+                before -= 1
+            if before < 0 or lowered[before] not in _ALNUM:
+                return True
+        start = lowered.find(word, start + 1)
+    return False
 
 
 def _asks_again(text: str, given: Sequence[str], facts: CaseFacts) -> bool:
     """Whether an asking sentence of assistant turn ``text`` mentions a keyword of a ``given``
-    slot without containing its value (see :func:`redundant_questions`). A keyword among a
-    sentence's words is a substring of the sentence: its words are found only then."""
+    slot without containing its value (see :func:`redundant_questions`)."""
     keywords, values = facts.keywords, facts.values
     for sentence, lowered in _asked(text):
         for k in given:
-            if any(w in lowered for w in keywords[k]) and not keywords[k].isdisjoint(
-                    _words_of(lowered)) and not _said(values[k], sentence, lowered):
+            if any(_has_word(lowered, w) for w in keywords[k]) and not _said(
+                    values[k], sentence, lowered):
                 return True
     return False
 
@@ -282,10 +295,10 @@ def count_questions(facts: CaseFacts, turns: Sequence[tuple[str | None, str]]
         if whole is None:
             continue
         questions += 1
-        # A keyword among a sentence's words is a substring of the whole lower-cased turn:
+        # A keyword among a sentence's words is one of the whole lower-cased turn's words:
         # most turns that cannot be redundant are told apart without splitting sentences.
-        if given and any(w in whole for k in given for w in keywords[k]) and _asks_again(
-                text, given, facts):
+        if given and any(_has_word(whole, w) for k in given for w in keywords[k]) and (
+                _asks_again(text, given, facts)):
             redundant += 1
     return questions, redundant
 
