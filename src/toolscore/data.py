@@ -231,15 +231,21 @@ def read_text(path: Path, name: str | None = None) -> str:
     """A user's or a dataset's text file (see :func:`decode_text`); ``name`` labels it in
     errors (default: the path)."""
     name = name or str(path)
+    return decode_text(read_raw(path, name), name)
+
+
+def read_raw(path: Path, name: str | None = None) -> bytes:
+    """A file's bytes, with :func:`read_text`'s one-line errors (for readers that decode only
+    the parts they need)."""
+    name = name or str(path)
     if path.is_dir():
         raise DataError(f"{name}: is a folder, expected a file")
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise DataError(f"{name}: file not found") from None
     except OSError as e:
         raise DataError(f"{name}: cannot read ({e.strerror})") from None
-    return decode_text(raw, name)
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

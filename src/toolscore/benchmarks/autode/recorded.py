@@ -12,6 +12,7 @@ scripts and API documents), and a third of the released lines repeat an earlier 
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -26,7 +27,7 @@ from toolscore.benchmarks.autode.scoring import (
     normalise_value,
     slot_counts,
 )
-from toolscore.data import DataError, jsonl_object, read_text
+from toolscore.data import DataError, jsonl_object, read_raw, read_text
 
 REFUSAL_REASONS = ("Round limit reached", "Context length exceeded")
 
@@ -56,6 +57,17 @@ class _Forms(dict):  # type: ignore[type-arg]
         return form
 
 
+def _lines(path: Path) -> list[bytes]:
+    """The lines of a JSONL file as bytes (a UTF-8 BOM dropped, as :func:`read_text` does).
+    Decoding only the distinct lines is less work, and an ASCII line decodes to a compact
+    string even where another line holds an emoji (which makes a whole file's text four bytes
+    a character)."""
+    raw = read_raw(path)
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        read_text(path)  # raises the one-line error
+    return (raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw).split(b"\n")
+
+
 class ResultReader:
     """Reads result files against one set of scripts (and API documents: without them no
     hallucinated-parameter or redundant-question facts). It lives for one scoring call and
@@ -79,15 +91,21 @@ class ResultReader:
         seen, reduce = self.seen, self._reduce
         records: list[LineFacts] = []
         stranger: tuple[int, str] | None = None
-        for number, text in enumerate(read_text(path).split("\n"), start=1):
-            facts = seen.get(text)
-            if facts is None:
-                if not text.strip():
-                    continue
-                facts = seen[text] = reduce(jsonl_object(text, path, number), path, number)
-            if facts.exact is None and stranger is None:
-                stranger = (number, facts.uuid)
-            records.append(facts)
+        try:
+            for number, line in enumerate(_lines(path), start=1):
+                facts = seen.get(line)
+                if facts is None:
+                    text = line.decode("utf-8")
+                    if not text.strip():
+                        continue
+                    facts = seen[line] = reduce(jsonl_object(text, path, number), path,
+                                                number)
+                if facts.exact is None and stranger is None:
+                    stranger = (number, facts.uuid)
+                records.append(facts)
+        except (DataError, UnicodeDecodeError):
+            read_text(path)  # bytes that are not UTF-8 anywhere are the error to report first
+            raise
         if not records:
             raise DataError(f"{path}: no records")
         if stranger is not None:
