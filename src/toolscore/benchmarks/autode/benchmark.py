@@ -177,10 +177,13 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
             raise FileNotFoundError(f"{path}: no *.jsonl result files")
         scripts = [s.data for s in self.samples()]
         docs = list(self.docs.values())
-        reader = ResultReader(scripts, docs)  # lines, dialogues and case facts: once for all
         with paused_gc():
-            return {"benchmark": "autode", "results": [
-                score_results(f, scripts, docs, reader=reader).to_dict() for f in files]}
+            reader = ResultReader(scripts, docs)  # lines, dialogues, case facts: once for all
+            results = [score_results(f, scripts, docs, reader=reader).to_dict() for f in files]
+            # Dropped while the collector still sleeps: when it wakes, its first pass looks at
+            # every container made since it was paused, and the reader's are most of them.
+            del reader
+        return {"benchmark": "autode", "results": results}
 
     # -- data --------------------------------------------------------------------------------
     def check(self) -> None:
