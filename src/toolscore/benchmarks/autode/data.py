@@ -14,9 +14,10 @@ record. Extra records (a uuid that was retried) are ignored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from toolscore.data import DataError, iter_jsonl
 from toolscore.types import Message
@@ -253,12 +254,23 @@ def check_record(obj: dict[str, Any], where: str) -> None:
     _slots(obj, where, gold=False)
 
 
-def group_trials(records: list[TrialRecord]) -> list[dict[str, TrialRecord]]:
+class Keyed(Protocol):
+    """A record as :func:`group_trials` reads it: a :class:`TrialRecord`, or rescoring's
+    facts of one (:class:`.recorded.LineFacts`)."""
+
+    @property
+    def uuid(self) -> str: ...
+
+
+R = TypeVar("R", bound=Keyed)
+
+
+def group_trials(records: Sequence[R]) -> list[dict[str, R]]:
     """Trials as uuid -> record maps: T = fewest records of any uuid; trial t = each t-th record.
 
     A uuid's records need not be adjacent; only their order in the file matters.
     """
-    by_uuid: dict[str, list[TrialRecord]] = {}
+    by_uuid: dict[str, list[R]] = {}
     for record in records:
         by_uuid.setdefault(record.uuid, []).append(record)
     if not by_uuid:

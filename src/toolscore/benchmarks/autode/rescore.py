@@ -30,7 +30,7 @@ import numpy as np
 from toolscore.benchmarks.autode.analysis import DialogueStats
 from toolscore.benchmarks.autode.apidocs import ApiDoc
 from toolscore.benchmarks.autode.data import DataError, UserScript, group_trials, load_scripts
-from toolscore.benchmarks.autode.recorded import LineFacts, ResultReader
+from toolscore.benchmarks.autode.recorded import ResultReader
 from toolscore.benchmarks.autode.scoring import (
     RunScore,
     aggregate_trials,
@@ -184,17 +184,15 @@ def score_results(path: Path, scripts: Sequence[UserScript] | None = None,
 def _score_results(path: Path, scripts: Sequence[UserScript], reader: ResultReader
                    ) -> RunMetrics:
     records = reader.read(path)
-    trials = group_trials(records)  # type: ignore[arg-type]  # grouped by .uuid alone
-    rows: list[list[LineFacts | None]] = [[trial.get(s.uuid) for s in scripts]
-                                          for trial in trials]  # type: ignore[misc]
+    rows = [[trial.get(s.uuid) for s in scripts] for trial in group_trials(records)]
     if not rows:
         raise DataError(f"{path}: no trials")
     # A case with no record in a trial scores as no call (both empty: 1, else 0).
     absent = [score_case(s.slots, {}, filtered=True) for s in scripts]
-    exact = aggregate_trials([trial_score([f.exact if f else a  # type: ignore[misc]
+    exact = aggregate_trials([trial_score([f.exact if f and f.exact else a
                                            for f, a in zip(row, absent, strict=True)])
                               for row in rows])
-    normalised = aggregate_trials([trial_score([f.normalised if f else a  # type: ignore[misc]
+    normalised = aggregate_trials([trial_score([f.normalised if f and f.normalised else a
                                                 for f, a in zip(row, absent, strict=True)])
                                    for row in rows])
     pairs = len(rows) * len(scripts)
