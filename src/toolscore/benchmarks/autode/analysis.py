@@ -112,16 +112,17 @@ def case_facts(slots: Mapping[str, Any], doc: ApiDoc | None) -> CaseFacts:
     return CaseFacts(keywords, values)
 
 
-
 def _asks_again(text: str, given: Sequence[str], facts: CaseFacts) -> bool:
     """Whether an asking sentence of assistant turn ``text`` mentions a keyword of a ``given``
     slot without containing its value (see :func:`redundant_questions`)."""
     keywords, values = facts.keywords, facts.values
     for sentence, lowered in asked(text):
         for k in given:
-            if any(has_word(lowered, w) for w in keywords[k]) and not said(
-                    values[k], sentence, lowered):
-                return True
+            for word in keywords[k]:
+                if has_word(lowered, word):
+                    if not said(values[k], sentence, lowered):
+                        return True
+                    break  # the slot's value is in the sentence: a confirmation
     return False
 
 
@@ -157,18 +158,25 @@ def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str
 def count_questions(facts: CaseFacts, turns: Sequence[tuple[str | None, str]]
                     ) -> tuple[int, int]:
     """:func:`redundant_questions` of a dialogue given as (role, message) pairs."""
-    keywords, values = facts.keywords, facts.values
+    keywords = facts.keywords
     questions = redundant = 0
     given: list[str] = []  # slots whose value a user turn has mentioned, in slot order
+    words: list[str] = []  # their keywords
+    pending = list(facts.values.items())  # the slots whose value no user turn has mentioned
     for role, text in turns:
         if role == "User":
-            if len(given) < len(values):
+            if pending:
                 # An ASCII value absent from an ASCII turn's lower-cased text is not said:
                 # that plain test spares most calls of said.
                 lowered, ascii_text = text.lower(), text.isascii()
-                given += [k for k, v in values.items() if k not in given
-                          and (v[0] in lowered or not (ascii_text and v[1]))
-                          and said(v, text, lowered)]
+                now = [(k, v) for k, v in pending
+                       if (v[0] in lowered or not (ascii_text and v[1]))
+                       and said(v, text, lowered)]
+                if now:
+                    for k, _ in now:
+                        given.append(k)
+                        words += keywords[k]
+                    pending = [item for item in pending if item not in now]
             continue
         whole = asking_turn(text)
         if whole is None:
@@ -176,9 +184,10 @@ def count_questions(facts: CaseFacts, turns: Sequence[tuple[str | None, str]]
         questions += 1
         # A keyword among a sentence's words is one of the whole lower-cased turn's words:
         # most turns that cannot be redundant are told apart without splitting sentences.
-        if given and any(has_word(whole, w) for k in given for w in keywords[k]) and (
-                _asks_again(text, given, facts)):
-            redundant += 1
+        for word in words:
+            if has_word(whole, word):
+                redundant += _asks_again(text, given, facts)
+                break
     return questions, redundant
 
 
