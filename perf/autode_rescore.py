@@ -10,6 +10,11 @@ figure to read on a shared machine (wall time counts waiting for a core); the ve
 median CPU. The output must be the same in every run.
 
     .venv/bin/python perf/autode_rescore.py [--data DIR] [--repeat 5] [--profile [N]]
+                                            [--against SRC]
+
+``--against SRC`` times another checkout's sources (its ``src`` folder) in the same sitting,
+alternating the two process by process: on a shared machine whose speed drifts within the
+hour, only such side-by-side figures (and their ratio) compare two versions.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 TARGET_S = 0.5
 
@@ -62,6 +68,8 @@ def main() -> int:
     p.add_argument("--repeat", type=int, default=5, help="fresh processes to time")
     p.add_argument("--profile", type=int, nargs="?", const=25, default=0, metavar="N",
                    help="also profile one more fresh process and print its N top costs")
+    p.add_argument("--against", type=Path, default=None, metavar="SRC",
+                   help="another checkout's src folder, timed alternately with this one")
     p.add_argument("--phase", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.phase:
@@ -70,14 +78,20 @@ def main() -> int:
     if not (args.data / "results").is_dir():
         sys.exit(f"{args.data}: no results/ folder (set TOOLSCORE_DATA or --data)")
 
-    def child(*extra: str) -> str:
+    def child(*extra: str, src: Path | None = None) -> str:
+        env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
         done = subprocess.run([sys.executable, __file__, "--phase", "--data", str(args.data),
-                               *extra], capture_output=True, text=True)
+                               *extra], capture_output=True, text=True, env=env)
         if done.returncode != 0:
             sys.exit(f"scoring failed:\n{done.stderr[-3000:]}")
         return done.stdout
 
-    runs = [json.loads(child().strip().splitlines()[-1]) for _ in range(args.repeat)]
+    def measure(src: Path | None = None) -> dict[str, object]:
+        return json.loads(child(src=src).strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    if args.against is not None:
+        return compare(args, measure)
+    runs = [measure() for _ in range(args.repeat)]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"rescoring {runs[0]['files']} AutoDE result files ({args.data / 'results'}), "
           f"{args.repeat} fresh processes (cold caches), load average {load:.1f}")
@@ -93,6 +107,22 @@ def main() -> int:
     print("output identical across runs: " + ("yes" if same else "NO"))
     if args.profile:
         print(child("--profile", str(args.profile)))
+    return 0 if same else 1
+
+
+def compare(args: argparse.Namespace, measure: Any) -> int:
+    """This tree and ``args.against``, process by process in turn: medians and their ratio."""
+    pairs = [(measure(), measure(args.against)) for _ in range(args.repeat)]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    ours = statistics.median(m["cpu_s"] for m, _ in pairs)
+    theirs = statistics.median(m["cpu_s"] for _, m in pairs)
+    print(f"{args.repeat} pairs of fresh processes, alternating; load average {load:.1f}")
+    for i, (m, o) in enumerate(pairs, 1):
+        print(f"pair {i:<3} this {m['cpu_s']:.3f} s   against {o['cpu_s']:.3f} s CPU")
+    print(f"scoring CPU median: this {ours:.3f} s, against ({args.against}) {theirs:.3f} s; "
+          f"ratio {ours / theirs:.2f}")
+    same = len({m["output"] for pair in pairs for m in pair}) == 1
+    print("output identical across both: " + ("yes" if same else "NO"))
     return 0 if same else 1
 
 

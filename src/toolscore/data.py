@@ -231,15 +231,21 @@ def read_text(path: Path, name: str | None = None) -> str:
     """A user's or a dataset's text file (see :func:`decode_text`); ``name`` labels it in
     errors (default: the path)."""
     name = name or str(path)
+    return decode_text(read_raw(path, name), name)
+
+
+def read_raw(path: Path, name: str | None = None) -> bytes:
+    """A file's bytes, with :func:`read_text`'s one-line errors (for readers that decode only
+    the parts they need)."""
+    name = name or str(path)
     if path.is_dir():
         raise DataError(f"{name}: is a folder, expected a file")
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise DataError(f"{name}: file not found") from None
     except OSError as e:
         raise DataError(f"{name}: cannot read ({e.strerror})") from None
-    return decode_text(raw, name)
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -247,13 +253,33 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, text in enumerate(read_text(path).split("\n"), start=1):
         if not text.strip():
             continue
+        yield number, jsonl_object(text, path, number)
+
+
+def jsonl_object(text: str, path: Path, number: int) -> dict[str, Any]:
+    """Line ``number`` of a JSONL file, which must be an object (for readers that walk the
+    lines themselves, e.g. to decode a line repeated verbatim only once)."""
+    if text[:1] == "{":  # the common case, decoded without json.loads's wrappers
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
-        if not isinstance(obj, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object")
-        yield number, obj
+            obj, end = _SCAN(text, 0)
+        except (StopIteration, ValueError):
+            pass  # json.loads below names the fault
+        else:
+            if end == len(text):
+                return obj  # type: ignore[no-any-return]
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}:{number}: not valid JSON ({e.msg})") from None
+    if not isinstance(obj, dict):
+        raise DataError(f"{path}:{number}: expected a JSON object")
+    return obj
+
+
+# json.loads's own scanner (the C one when available), called directly: json.loads checks its
+# argument's type and matches whitespace around the value with two regular expressions, a
+# fifth of the time of decoding a short line.
+_SCAN = json.JSONDecoder().scan_once
 
 
 def read_structured(path: Path) -> Any:

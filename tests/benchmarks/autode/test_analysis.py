@@ -13,13 +13,13 @@ from support.cli import toolscore
 from support.data import dataset, needs
 
 from toolscore.benchmarks.autode.analysis import (
-    asking_sentences,
     gap,
     load_run_dialogues,
     redundant_questions,
     slot_keywords,
 )
 from toolscore.benchmarks.autode.apidocs import ApiDoc
+from toolscore.benchmarks.autode.asking import asking_sentences
 from toolscore.benchmarks.autode.data import Turn, UserScript
 from toolscore.records import RunStore
 from toolscore.types import ToolSpec

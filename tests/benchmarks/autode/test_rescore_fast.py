@@ -14,23 +14,23 @@ from hypothesis import strategies as st
 from support import data
 from support.data import needs
 
-from toolscore.benchmarks.autode import analysis
-from toolscore.benchmarks.autode.analysis import (
-    DialogueStats,
-    asking_sentences,
-    case_facts,
-    redundant_questions,
-)
+from toolscore.benchmarks.autode import analysis, asking
+from toolscore.benchmarks.autode.analysis import DialogueStats, case_facts, redundant_questions
 from toolscore.benchmarks.autode.apidocs import load_api_docs
+from toolscore.benchmarks.autode.asking import asking_sentences
 from toolscore.benchmarks.autode.data import load_results, load_scripts
 from toolscore.benchmarks.autode.scoring import (
     CaseScore,
     RunScore,
     TrialScore,
+    case_score,
     exact_equal,
     exact_match,
     filter_arguments,
+    normalise_value,
+    normalised_equal,
     score_case,
+    slot_counts,
 )
 
 DATA = data.path("autode")
@@ -45,13 +45,38 @@ texts = st.text(alphabet=ALPHABET, max_size=40) | st.sampled_from([
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_asks_is_the_regex(text: str) -> None:
-    assert analysis._asks(text) == (analysis._ASKING.search(text) is not None)
+    assert asking.asks(text) == (asking.ASKING.search(text) is not None)
+
+
+request_texts = st.lists(st.sampled_from([
+    "please", "PLEASE", "Please", " ", "  ", "\n", "\t", "x", "_", "9", ".", "tell", "provide",
+    "give", "confirm", "let me know", "Let Me Know", "i need to know", "I NEED TO KNOW", "s",
+    "know", "ing", "\u212a"]), max_size=8).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(request_texts)
+def test_asks_request_phrases_are_the_regex(text: str) -> None:
+    # Request phrases put together from their parts, next to word characters and edges.
+    assert asking.asks(text) == (asking.ASKING.search(text) is not None)
+
+
+words_texts = st.lists(st.sampled_from([
+    "type", "types", "room", "9", "0", "a", "_", " ", ".", "-", "\u00e9", "\u212a", "tv",
+    "x9"]), max_size=8).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(words_texts, st.sampled_from(["type", "room", "tv", "x9", "roomtype", "types"]))
+def test_has_word_is_among_the_words(text: str, word: str) -> None:
+    lowered = text.lower()
+    assert asking.has_word(lowered, word) == (word in asking.WORD.findall(lowered))
 
 
 def plain_asking_sentences(text: str) -> list[str]:
-    if not analysis._ASKING.search(text):
+    if not asking.ASKING.search(text):
         return []
-    return [s for s in analysis._SENTENCE.split(text) if analysis._ASKING.search(s)]
+    return [s for s in asking.SENTENCE.split(text) if asking.ASKING.search(s)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -64,13 +89,13 @@ def test_asking_sentences_are_the_plain_split(text: str) -> None:
 @given(st.text(alphabet="ab.?!,\n \t\r\x0b\x1c\u2028\u00a0", max_size=30))
 def test_sentences_are_the_lookbehind_split(text: str) -> None:
     # Unicode and ASCII-only whitespace (\x1c is \s in a str pattern) next to every mark.
-    assert analysis.sentences(text) == analysis._SENTENCE.split(text)
+    assert asking.sentences(text) == asking.SENTENCE.split(text)
 
 
 def test_sentences_edges() -> None:
     for text in ["Hi. There? Yes!", "a.\n\n b", "a\n.  b", "?? x", "end.", ". a", "a.b c"]:
-        assert analysis.sentences(text) == analysis._SENTENCE.split(text)
-    assert analysis.sentences("Hi.  Name?\nok") == ["Hi.", "Name?", "ok"]
+        assert asking.sentences(text) == asking.SENTENCE.split(text)
+    assert asking.sentences("Hi.  Name?\nok") == ["Hi.", "Name?", "ok"]
 
 
 def plain_said(value: str, text: str) -> bool:
@@ -80,7 +105,7 @@ def plain_said(value: str, text: str) -> bool:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=ALPHABET, min_size=2, max_size=4), texts)
 def test_said_is_the_whole_phrase_regex(value: str, text: str) -> None:
-    assert analysis._said(analysis._phrase_of(value), text, text.lower()) == plain_said(
+    assert asking.said(asking.phrase_of(value), text, text.lower()) == plain_said(
         value, text)
 
 
@@ -90,7 +115,7 @@ def test_said_edges() -> None:
                                   ("2", "level 2", True), ("2", "12", False),
                                   ("(a", "x (a y", True), ("(a", "x(a", False),
                                   ("a)", "a) b", True), ("ab", "\u212aab", False)]:
-        assert analysis._said(analysis._phrase_of(value), text, text.lower()) is expected
+        assert asking.said(asking.phrase_of(value), text, text.lower()) is expected
         assert plain_said(value, text) is expected
 
 
@@ -104,12 +129,12 @@ def plain_counts(content: list[dict[str, str]], facts: analysis.CaseFacts) -> tu
             given_slots += [k for k, (_, _, v) in facts.values.items()
                             if k not in given_slots and plain_said(v, text)]
             continue
-        asking = plain_asking_sentences(text)
-        if not asking:
+        asked = plain_asking_sentences(text)
+        if not asked:
             continue
         questions += 1
         if any(facts.keywords[k] & set(analysis._words(s)) and not plain_said(
-                facts.values[k][2], s) for s in asking for k in given_slots):
+                facts.values[k][2], s) for s in asked for k in given_slots):
             redundant += 1
     return questions, redundant
 
@@ -165,6 +190,19 @@ def test_case_scores_shortcuts(gold: dict, predicted: dict) -> None:
     kept = filter_arguments(predicted)
     assert score_case(gold, kept, filtered=True) == generic
     assert exact_match(gold, kept, filtered=True) == exact_match(gold, predicted)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                       st.sampled_from(["x", "X", True, "1,000", "1000"]), max_size=3), slots)
+def test_slot_counts_are_both_views(gold: dict, predicted: dict) -> None:
+    kept = filter_arguments(predicted)
+    gold_forms = {k: normalise_value(v) for k, v in gold.items()}
+    correct, normalised = slot_counts(gold, gold_forms, kept, normalise_value)
+    assert case_score(correct, len(kept), len(gold)) == score_case(gold, kept, filtered=True)
+    assert case_score(normalised, len(kept), len(gold)) == score_case(
+        gold, kept, equal=normalised_equal, filtered=True)
+    assert (correct == len(kept) == len(gold)) == exact_match(gold, kept, filtered=True)
 
 
 @pytest.mark.parametrize("n_trials", range(1, 13))

@@ -24,20 +24,14 @@ from typing import Any
 import numpy as np
 
 from toolscore.benchmarks.autode.apidocs import ApiDoc
+from toolscore.benchmarks.autode.asking import WORD, asked, asking_turn, has_word, phrase_of, said
 from toolscore.benchmarks.autode.data import UserScript, load_results
 from toolscore.benchmarks.autode.scoring import score_case
 from toolscore.stats import bootstrap_ci
 
-_ASKING = re.compile(r"\?|\b(?:please\s+(?:tell|provide|give|specify|share|enter|confirm)|"
-                     r"let me know|i need to know)\b", re.IGNORECASE)
 # Description text from here on lists example values ("including phone, watch"), not the topic.
 _EXAMPLES = re.compile(r"\(|\b(?:including|such as|like|e\.g|for example|can be|supports)\b",
                        re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
-# The same boundaries found from the punctuation mark instead of after it, the mark captured
-# to be put back: a match must start at one of four characters, which the regex engine skips
-# to, where the look-behind is tried at every position (twice as slow on Table 1's turns).
-_BOUNDARY = re.compile(r"(?=[.?!\n])(?:([.?!])\s+|\n+)")
 _STOPWORD_TEXT = (
     "the and for with that this from into your you are can will such like etc user users "
     "which what when where who how its their they them there type value values name names "
@@ -46,12 +40,11 @@ _STOPWORD_TEXT = (
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
-_WORD = re.compile(r"[a-z][a-z0-9]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return WORD.findall(text.lower())
 
 
 def _content(words: list[str]) -> frozenset[str]:
@@ -94,49 +87,6 @@ def _slot_keywords(name: str, described: tuple[tuple[str, str], ...]) -> frozens
                                                  - _name_words(name) - others_names)
 
 
-@lru_cache(maxsize=8192)
-def _phrase(value: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
-
-
-def _phrase_of(value: str) -> tuple[str, bool, str]:
-    """A stripped value (2+ characters) ready for :func:`_said`: lower-cased, whether it is
-    ASCII, and as given (its regular expression is compiled only if a search needs it)."""
-    return value.lower(), value.isascii(), value
-
-
-_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
-def sentences(text: str) -> list[str]:
-    """``_SENTENCE.split(text)``: the text cut after a ".", "?" or "!" followed by whitespace
-    (the whitespace dropped) and at runs of newlines."""
-    parts = _BOUNDARY.split(text)  # sentence, mark (None at newlines), sentence, ...
-    out = parts[:1]
-    for mark, sentence in zip(parts[1::2], parts[2::2], strict=True):
-        if mark is not None:  # the mark ends the sentence before the boundary
-            out[-1] += mark
-        out.append(sentence)
-    return out
-
-
-def _said(value: tuple[str, bool, str], text: str, lowered: str) -> bool:
-    """Whether ``text`` (``lowered``: the same lower-cased) contains the value as a whole
-    phrase, ignoring case (:func:`_phrase`). For ASCII text and value that is: an occurrence
-    in the lower-cased text with no ASCII word character on either side (``\\w`` on ASCII
-    text), found without a regular expression."""
-    low, ascii_value, raw = value
-    if not (ascii_value and text.isascii()):
-        return _phrase(raw).search(text) is not None
-    size, start = len(low), lowered.find(low)
-    while start >= 0:
-        end = start + size
-        if ((start == 0 or lowered[start - 1] not in _ASCII_WORD)
-                and (end == len(lowered) or lowered[end] not in _ASCII_WORD)):
-            return True
-        start = lowered.find(low, start + 1)
-    return False
-
 
 @dataclass(frozen=True)
 class CaseFacts:
@@ -157,54 +107,23 @@ def case_facts(slots: Mapping[str, Any], doc: ApiDoc | None) -> CaseFacts:
     described = _descriptions(properties)
     keywords = {k: _slot_keywords(k, described if k in properties else (*described, (k, "")))
                 for k in slots}
-    values = {k: _phrase_of(v.strip()) for k, v in slots.items()
+    values = {k: phrase_of(v.strip()) for k, v in slots.items()
               if isinstance(v, str) and len(v.strip()) >= 2}
     return CaseFacts(keywords, values)
 
 
-_ASKING_WORDS = ("please", "let me know", "i need to know")
-
-
-def _asks(text: str) -> bool:
-    """:data:`_ASKING` matches ``text``, searched only when plain tests cannot tell: any "?"
-    matches; ASCII text without one of the phrases' first words cannot (case-insensitive
-    matching of an ASCII pattern on ASCII text is matching on the lower-cased text)."""
-    if "?" in text:
-        return True
-    if text.isascii():
-        lowered = text.lower()
-        if not any(w in lowered for w in _ASKING_WORDS):
-            return False
-    return _ASKING.search(text) is not None
-
-
-def asking_sentences(text: str) -> list[str]:
-    """The sentences of an assistant turn that ask the user something: a "?" or a request
-    phrase ("please provide", "let me know", "I need to know")."""
-    return [s for s, _, _ in _asked(text)]
-
-
-@lru_cache(maxsize=65536)
-def _asking_turn(text: str) -> str | None:
-    """``text`` lower-cased if it asks something (see :func:`asking_sentences`), else None;
-    memoised: Table 1's files hold 18,000 assistant turns but 11,000 distinct texts."""
-    return text.lower() if _asks(text) else None
-
-
-@lru_cache(maxsize=65536)
-def _asked(text: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
-    """(sentence, lower-cased, words) of each asking sentence of ``text``, memoised."""
-    if not _asks(text):  # a sentence that asks is a match in the whole text too
-        return ()
-    # An ASCII text without any request phrase's first word has none in a sentence either:
-    # then only its sentences with a "?" ask, told without calling _asks on each.
-    requests = not text.isascii() or any(w in text.lower() for w in _ASKING_WORDS)
-    asked = []
-    for sentence in sentences(text):
-        if "?" in sentence or requests and _asks(sentence):
-            lowered = sentence.lower()
-            asked.append((sentence, lowered, frozenset(_WORD.findall(lowered))))
-    return tuple(asked)
+def _asks_again(text: str, given: Sequence[str], facts: CaseFacts) -> bool:
+    """Whether an asking sentence of assistant turn ``text`` mentions a keyword of a ``given``
+    slot without containing its value (see :func:`redundant_questions`)."""
+    keywords, values = facts.keywords, facts.values
+    for sentence, lowered in asked(text):
+        for k in given:
+            for word in keywords[k]:
+                if has_word(lowered, word):
+                    if not said(values[k], sentence, lowered):
+                        return True
+                    break  # the slot's value is in the sentence: a confirmation
+    return False
 
 
 def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str, Any],
@@ -215,11 +134,11 @@ def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str
     are the gold values; ``doc`` the gold API's document (None: only slot names are keywords).
 
     Heuristic: an assistant turn is a *question* if one of its sentences asks something (see
-    :func:`asking_sentences`). It is *redundant* if, for some gold slot whose value (a string of
-    2+ characters) already appeared as a whole phrase, ignoring case, in an earlier user turn,
-    an asking sentence mentions one of the slot's distinctive keywords (:func:`slot_keywords`)
-    and does not itself contain the value (repeating the value back is a confirmation, not a
-    request).
+    :func:`.asking.asking_sentences`). It is *redundant* if, for some gold slot whose value (a
+    string of 2+ characters) already appeared as a whole phrase, ignoring case, in an earlier
+    user turn, an asking sentence mentions one of the slot's distinctive keywords
+    (:func:`slot_keywords`) and does not itself contain the value (repeating the value back is
+    a confirmation, not a request).
 
     Limits: a value the user paraphrased ("next Monday" for gold "2023-10-16") is not seen as
     given, so asking again is missed; a value that is a common word ("yes", "TV") can appear by
@@ -239,29 +158,36 @@ def redundant_questions(content: Sequence[Mapping[str, str]], slots: Mapping[str
 def count_questions(facts: CaseFacts, turns: Sequence[tuple[str | None, str]]
                     ) -> tuple[int, int]:
     """:func:`redundant_questions` of a dialogue given as (role, message) pairs."""
-    keywords, values = facts.keywords, facts.values
+    keywords = facts.keywords
     questions = redundant = 0
     given: list[str] = []  # slots whose value a user turn has mentioned, in slot order
+    words: list[str] = []  # their keywords
+    pending = list(facts.values.items())  # the slots whose value no user turn has mentioned
     for role, text in turns:
         if role == "User":
-            if len(given) < len(values):
+            if pending:
                 # An ASCII value absent from an ASCII turn's lower-cased text is not said:
-                # that plain test spares most calls of _said.
+                # that plain test spares most calls of said.
                 lowered, ascii_text = text.lower(), text.isascii()
-                given += [k for k, v in values.items() if k not in given
-                          and (v[0] in lowered or not (ascii_text and v[1]))
-                          and _said(v, text, lowered)]
+                now = [(k, v) for k, v in pending
+                       if (v[0] in lowered or not (ascii_text and v[1]))
+                       and said(v, text, lowered)]
+                if now:
+                    for k, _ in now:
+                        given.append(k)
+                        words += keywords[k]
+                    pending = [item for item in pending if item not in now]
             continue
-        whole = _asking_turn(text)
+        whole = asking_turn(text)
         if whole is None:
             continue
         questions += 1
-        # A keyword among a sentence's words is a substring of the whole lower-cased turn:
+        # A keyword among a sentence's words is one of the whole lower-cased turn's words:
         # most turns that cannot be redundant are told apart without splitting sentences.
-        if given and any(w in whole for k in given for w in keywords[k]) and any(
-                keywords[k] & words and not _said(values[k], sentence, lowered)
-                for sentence, lowered, words in _asked(text) for k in given):
-            redundant += 1
+        for word in words:
+            if has_word(whole, word):
+                redundant += _asks_again(text, given, facts)
+                break
     return questions, redundant
 
 
@@ -335,7 +261,7 @@ class DialogueStats:
         self.gold = {s.uuid: s for s in scripts}
         self.by_name = {d.name: d for d in docs}
         self.facts: dict[str, CaseFacts] = {}
-        self.counted: dict[tuple[str, tuple[tuple[str | None, str], ...]], tuple[int, int]] = {}
+        self.counted: dict[tuple[str, tuple[str | None, ...]], tuple[int, int]] = {}
 
     def case(self, uuid: str) -> CaseFacts | None:
         """The facts of case ``uuid`` (None: not a script)."""
@@ -351,18 +277,28 @@ class DialogueStats:
                  ) -> dict[str, Any]:
         """:func:`question_stats` of (uuid, [(role, message)]) dialogues."""
         n = questions = redundant = with_redundant = 0
-        seen = self.counted
         for uuid, turns in dialogues:
             n += 1
-            key = (uuid, tuple(turns))
-            counts = seen.get(key)
-            if counts is None:
-                facts = self.case(uuid)
-                counts = seen[key] = (0, 0) if facts is None else count_questions(facts, key[1])
-            q, r = counts
+            q, r = self.count(uuid, tuple(x for turn in turns for x in turn))
             questions += q
             redundant += r
             with_redundant += r > 0
+        return self.summary(n, questions, redundant, with_redundant)
+
+    def count(self, uuid: str, flat: tuple[str | None, ...]) -> tuple[int, int]:
+        """(questions, redundant questions) of one dialogue of case ``uuid`` given flat as
+        (role, message, role, message, ...); (0, 0) for a uuid that is not a script."""
+        key = (uuid, flat)
+        counts = self.counted.get(key)
+        if counts is None:
+            facts = self.case(uuid)
+            counts = self.counted[key] = (0, 0) if facts is None else count_questions(
+                facts, tuple(zip(flat[::2], flat[1::2], strict=True)))
+        return counts
+
+    @staticmethod
+    def summary(n: int, questions: int, redundant: int, with_redundant: int) -> dict[str, Any]:
+        """The totals of ``n`` dialogues, of which ``with_redundant`` have a redundant one."""
         return {"dialogues": n, "questions": questions, "redundant_questions": redundant,
                 "redundant_rate": redundant / questions if questions else None,
                 "dialogues_with_redundant": with_redundant / n if n else None}

@@ -19,8 +19,8 @@ from toolscore.benchmarks.autode import prompts, protocol
 from toolscore.benchmarks.autode.analysis import redundant_questions
 from toolscore.benchmarks.autode.apidocs import ApiDoc, check_arguments, load_api_docs
 from toolscore.benchmarks.autode.data import UserScript, load_scripts, scripts_path
+from toolscore.benchmarks.autode.recorded import REFUSAL_REASONS
 from toolscore.benchmarks.autode.report_view import AutoDEReport
-from toolscore.benchmarks.autode.rescore import REFUSAL_REASONS
 from toolscore.benchmarks.autode.scoring import (
     CaseScore,
     TrialScore,
@@ -170,18 +170,20 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
         """A released result file, or every ``*.jsonl`` in a folder (Table 1's runs)."""
-        from toolscore.benchmarks.autode.analysis import DialogueStats
-        from toolscore.benchmarks.autode.rescore import paused_gc, score_results
+        from toolscore.benchmarks.autode.rescore import ResultReader, paused_gc, score_results
 
         files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
         if not files:
             raise FileNotFoundError(f"{path}: no *.jsonl result files")
         scripts = [s.data for s in self.samples()]
         docs = list(self.docs.values())
-        questions = DialogueStats(scripts, docs)  # each case's facts built once for all files
         with paused_gc():
-            return {"benchmark": "autode", "results": [
-                score_results(f, scripts, docs, questions=questions).to_dict() for f in files]}
+            reader = ResultReader(scripts, docs)  # lines, dialogues, case facts: once for all
+            results = [score_results(f, scripts, docs, reader=reader).to_dict() for f in files]
+            # Dropped while the collector still sleeps: when it wakes, its first pass looks at
+            # every container made since it was paused, and the reader's are most of them.
+            del reader
+        return {"benchmark": "autode", "results": results}
 
     # -- data --------------------------------------------------------------------------------
     def check(self) -> None:

@@ -14,9 +14,10 @@ record. Extra records (a uuid that was retried) are ignored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from toolscore.data import DataError, iter_jsonl
 from toolscore.types import Message
@@ -186,19 +187,35 @@ def load_results(path: Path) -> ResultFile:
     result = ResultFile(path)
     interned: dict[tuple[str, str], Turn] = {}
     for number, obj in iter_jsonl(path):
-        record = _valid_record(obj, number, interned)
-        result.records.append(record if record is not None else
-                              _checked_record(obj, f"{path}:{number}", number, interned))
+        fields = record_fields(obj)
+        if fields is None:
+            check_record(obj, f"{path}:{number}")
+            raise AssertionError("check_record passed a record that record_fields refused")
+        uuid, background, api, flat, slots, state, reason, trial_uuid = fields
+        turns = []
+        for key in zip(flat[::2], flat[1::2], strict=True):
+            turn = interned.get(key)
+            if turn is None:
+                turn = interned[key] = Turn(*key)
+            turns.append(turn)
+        result.records.append(TrialRecord(uuid=uuid, background=background,
+                                          content=tuple(turns), api=api, slots=dict(slots),
+                                          state=state, reason=reason, trial_uuid=trial_uuid,
+                                          line=number))
     if not result.records:
         raise DataError(f"{path}: no records")
     return result
 
 
-def _valid_record(obj: dict[str, Any], number: int,
-                  interned: dict[tuple[str, str], Turn]) -> TrialRecord | None:
-    """The record of a line whose fields are all well-formed, or None (then
-    :func:`_checked_record` names the first bad field). Rescoring reads 14,000 records: the
-    common case is checked in one pass, with no error text prepared."""
+RecordFields = tuple[str, str, str, tuple[str, ...], dict[str, Any], Any, Any, Any]
+
+
+def record_fields(obj: dict[str, Any]) -> RecordFields | None:
+    """(uuid, background, api, content, slots, state, reason, trial_uuid) of a result line
+    whose fields are all well-formed, ``content`` flattened to (role, message, role, message,
+    ...); None otherwise (then :func:`check_record` names the first bad field). Rescoring
+    reads 14,000 records: the common case is checked in one pass, with no error text
+    prepared, and builds nothing but the flat tuple (a cheap key for a dialogue)."""
     get = obj.get
     uuid, background, api, content, slots = (get("uuid"), get("background"), get("api"),
                                              get("content"), get("slots"))
@@ -209,27 +226,20 @@ def _valid_record(obj: dict[str, Any], number: int,
             and (reason is None or type(reason) is str)
             and (trial_uuid is None or type(trial_uuid) is str)):
         return None
-    turns = []
+    flat = []
     for m in content:
         if type(m) is not dict:
             return None
         role, message = m.get("role"), m.get("message")
         if (role != "User" and role != "Assistant") or type(message) is not str:
             return None
-        key = (role, message)
-        turn = interned.get(key)
-        if turn is None:
-            turn = interned[key] = Turn(role, message)
-        turns.append(turn)
-    return TrialRecord(uuid=uuid, background=background, content=tuple(turns), api=api,
-                       slots=dict(slots), state=state, reason=reason, trial_uuid=trial_uuid,
-                       line=number)
+        flat += (role, message)
+    return uuid, background, api, tuple(flat), slots, state, reason, trial_uuid
 
 
-def _checked_record(obj: dict[str, Any], where: str, number: int,
-                    interned: dict[tuple[str, str], Turn]) -> TrialRecord:
-    """The record of a line, checking field by field in file-format order (the first bad
-    field raises)."""
+def check_record(obj: dict[str, Any], where: str) -> None:
+    """Raise the one-line error of a result line's first bad field, checking field by field
+    in file-format order (called for the lines :func:`record_fields` refuses)."""
     state = obj.get("state")
     if state not in (None, "success", "failure"):
         raise DataError(f"{where}: field 'state' must be 'success' or 'failure', got "
@@ -237,19 +247,30 @@ def _checked_record(obj: dict[str, Any], where: str, number: int,
     for key in ("reason", "trial_uuid"):
         if obj.get(key) is not None and not isinstance(obj[key], str):
             raise DataError(f"{where}: field {key!r} must be a string")
-    return TrialRecord(
-        uuid=_string(obj, "uuid", where), background=_string(obj, "background", where),
-        content=_turns(obj, where, interned), api=_string(obj, "api", where),
-        slots=_slots(obj, where, gold=False), state=state, reason=obj.get("reason"),
-        trial_uuid=obj.get("trial_uuid"), line=number)
+    _string(obj, "uuid", where)
+    _string(obj, "background", where)
+    _turns(obj, where)
+    _string(obj, "api", where)
+    _slots(obj, where, gold=False)
 
 
-def group_trials(records: list[TrialRecord]) -> list[dict[str, TrialRecord]]:
+class Keyed(Protocol):
+    """A record as :func:`group_trials` reads it: a :class:`TrialRecord`, or rescoring's
+    facts of one (:class:`.recorded.LineFacts`)."""
+
+    @property
+    def uuid(self) -> str: ...
+
+
+R = TypeVar("R", bound=Keyed)
+
+
+def group_trials(records: Sequence[R]) -> list[dict[str, R]]:
     """Trials as uuid -> record maps: T = fewest records of any uuid; trial t = each t-th record.
 
     A uuid's records need not be adjacent; only their order in the file matters.
     """
-    by_uuid: dict[str, list[TrialRecord]] = {}
+    by_uuid: dict[str, list[R]] = {}
     for record in records:
         by_uuid.setdefault(record.uuid, []).append(record)
     if not by_uuid:

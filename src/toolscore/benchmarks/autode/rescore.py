@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -30,27 +29,18 @@ import numpy as np
 
 from toolscore.benchmarks.autode.analysis import DialogueStats
 from toolscore.benchmarks.autode.apidocs import ApiDoc
-from toolscore.benchmarks.autode.data import (
-    DataError,
-    TrialRecord,
-    UserScript,
-    group_trials,
-    load_results,
-    load_scripts,
-)
+from toolscore.benchmarks.autode.data import DataError, UserScript, group_trials, load_scripts
+from toolscore.benchmarks.autode.recorded import ResultReader
 from toolscore.benchmarks.autode.scoring import (
     RunScore,
     aggregate_trials,
-    exact_match,
-    filter_arguments,
-    normalise_value,
-    score_trial,
+    score_case,
+    trial_score,
 )
 from toolscore.stats import icc3, pearson_r
 from toolscore.stats.agreement import pearson_repeated
 
 ASSISTANTS = ("gpt35", "claude_instant_1_2", "codellama13b_oasst", "zephyr_7b_alpha", "llama70b")
-REFUSAL_REASONS = ("Round limit reached", "Context length exceeded")
 
 # Which released file fills which cell of the paper's Table 1 (method -> assistant -> file stem).
 TABLE1_RUNS: dict[str, dict[str, str]] = {
@@ -148,27 +138,9 @@ class RunMetrics:
         }
 
 
-_ROLE_MESSAGE = attrgetter("role", "message")  # a Turn as the (role, message) of DialogueStats
-
-
-class _Forms(dict):  # type: ignore[type-arg]
-    """:func:`normalise_value` by value, computed on first use."""
-
-    def __missing__(self, value: str | bool) -> str:
-        form = self[value] = normalise_value(value)
-        return form
-
-
-def _called(record: TrialRecord, kept: Mapping[str, Any]) -> bool:
-    """A call was made: ``state`` says so; legacy records (no state) had one if slots survive
-    (``kept``: the record's filtered slots)."""
-    if record.state is not None:
-        return record.state == "success"
-    return bool(kept)
-
-
-def _share(flags: Sequence[bool]) -> float:
-    return float(np.mean(flags)) if flags else float("nan")
+def _share(count: int, n: int) -> float:
+    """``count`` of ``n`` as a fraction (nan for none): numpy's mean of the flags, exactly."""
+    return count / n if n else float("nan")
 
 
 @contextmanager
@@ -189,80 +161,65 @@ def paused_gc() -> Iterator[None]:
 
 def score_results(path: Path, scripts: Sequence[UserScript] | None = None,
                   api_docs: Sequence[ApiDoc] | None = None, *,
-                  questions: DialogueStats | None = None) -> RunMetrics:
+                  questions: DialogueStats | None = None,
+                  reader: ResultReader | None = None) -> RunMetrics:
     """Rescore one result file against the gold user scripts.
 
     ``scripts`` default to ``data_v1_2.jsonl`` in the dataset folder above ``results/``.
     ``api_docs`` are needed only for the hallucinated-parameter rates and the redundant
     questions (None without them); ``questions`` may carry the per-case facts of the same
-    scripts and documents from file to file (built here if not given).
-    A record whose uuid is not a gold case is a data error.
+    scripts and documents from file to file (built here if not given), ``reader`` (a
+    :class:`ResultReader` of the same scripts, documents and questions) the lines already
+    read. A record whose uuid is not a gold case is a data error.
     """
     path = Path(path)
     if scripts is None:
         scripts = load_scripts(path.parent.parent)
+    if reader is None:
+        reader = ResultReader(scripts, api_docs, questions)
     with paused_gc():
-        return _score_results(path, scripts, api_docs, questions)
+        return _score_results(path, scripts, reader)
 
 
-def _score_results(path: Path, scripts: Sequence[UserScript],
-                   api_docs: Sequence[ApiDoc] | None, questions: DialogueStats | None
+def _score_results(path: Path, scripts: Sequence[UserScript], reader: ResultReader
                    ) -> RunMetrics:
-    result = load_results(path)
-    gold_uuids = {s.uuid for s in scripts}
-    for record in result.records:
-        if record.uuid not in gold_uuids:
-            raise DataError(f"{path}:{record.line}: field 'uuid' {record.uuid!r} is not a "
-                            "gold case")
-    trials = group_trials(result.records)
-    gold = [s.slots for s in scripts]
-    rows = [[trial.get(s.uuid) for s in scripts] for trial in trials]
+    records = reader.read(path)
+    rows = [[trial.get(s.uuid) for s in scripts] for trial in group_trials(records)]
     if not rows:
         raise DataError(f"{path}: no trials")
-    # Each record's scored slots, filtered once for every view below (keyed by the record's
-    # identity: the records live as long as this call).
-    kept = {id(r): filter_arguments(r.slots) for r in result.records}
-    preds = [[kept[id(r)] if r else None for r in row] for row in rows]
-    exact = aggregate_trials([score_trial(gold, p, filtered=True) for p in preds])
-    # The normalised view compares normal forms: each value is normalised once, not once per
-    # comparison, and the forms (strings) are then compared exactly.
-    # Filtered values are strings and booleans only, so a table by value (True and "True" are
-    # different keys) serves every record: 48,000 values, a few thousand distinct.
-    form = _Forms()
-    gold_forms = [{k: normalise_value(v) for k, v in g.items()} for g in gold]
-    forms = {i: dict(zip(p, map(form.__getitem__, p.values()), strict=True))
-             for i, p in kept.items()}
-    normalised = aggregate_trials([score_trial(gold_forms, [forms[id(r)] if r else None
-                                                            for r in row], filtered=True)
+    # A case with no record in a trial scores as no call (both empty: 1, else 0).
+    absent = [score_case(s.slots, {}, filtered=True) for s in scripts]
+    exact = aggregate_trials([trial_score([f.exact if f and f.exact else a
+                                           for f, a in zip(row, absent, strict=True)])
+                              for row in rows])
+    normalised = aggregate_trials([trial_score([f.normalised if f and f.normalised else a
+                                                for f, a in zip(row, absent, strict=True)])
                                    for row in rows])
-    used = [(s, r) for row in rows for s, r in zip(scripts, row, strict=True) if r is not None]
-    params = {d.name: d.parameter_names for d in api_docs} if api_docs is not None else None
-
-    def hallucinated(pairs: list[tuple[UserScript, TrialRecord]]) -> float | None:
-        if params is None:
-            return None
-        none: frozenset[str] = frozenset()  # a key outside the API's parameters
-        return _share([not kept[id(r)].keys() <= params.get(s.api, none) for s, r in pairs])
-
-    if api_docs is not None and questions is None:
-        questions = DialogueStats(scripts, api_docs)
+    pairs = len(rows) * len(scripts)
+    used = [f for row in rows for f in row if f is not None]
+    matched = sum(f.exact_match if f else not s.slots for row in rows
+                  for f, s in zip(row, scripts, strict=True))
+    successful = [f for f in used if f.success]
+    no_docs = reader.params is None
+    redundant = None
+    if reader.questions is not None:
+        counts = [f.questions for f in used]
+        redundant = DialogueStats.summary(len(counts), sum(q for q, _ in counts),
+                                          sum(r for _, r in counts),
+                                          sum(r > 0 for _, r in counts))
     return RunMetrics(
         name=path.stem, path=path, run=describe_run(path.stem), n_cases=len(scripts),
-        n_records=len(result.records), ignored_records=len(result.records) - len(used),
-        missing=sum(r is None for row in rows for r in row), exact=exact, normalised=normalised,
-        exact_match_rate=_share([exact_match(s.slots, kept[id(r)] if r else {}, filtered=True)
-                                 for row in rows for s, r in zip(scripts, row, strict=True)]),
-        call_rate=_share([r is not None and _called(r, kept[id(r)]) for row in rows
-                          for r in row]),
-        refusal_rate=_share([any(x in (r.reason or "") for x in REFUSAL_REASONS)
-                             for _, r in used]),
-        hallucinated_parameter_rate=hallucinated(used),
-        hallucinated_parameter_rate_successful=hallucinated(
-            [(s, r) for s, r in used if r.state == "success"]),
-        mean_dialogue_length=float(np.mean([len(r.content) for _, r in used])),
-        redundant_questions=None if questions is None else questions(
-            (s.uuid, tuple(map(_ROLE_MESSAGE, r.content))) for s, r in used),
-        per_case_f1=exact.per_case_f1(),
+        n_records=len(records), ignored_records=len(records) - len(used),
+        missing=pairs - len(used), exact=exact, normalised=normalised,
+        exact_match_rate=_share(matched, pairs),
+        call_rate=_share(sum(f.called for f in used), pairs),
+        refusal_rate=_share(sum(f.refused for f in used), len(used)),
+        hallucinated_parameter_rate=None if no_docs else _share(
+            sum(f.hallucinated for f in used), len(used)),
+        hallucinated_parameter_rate_successful=None if no_docs else _share(
+            sum(f.hallucinated for f in successful), len(successful)),
+        mean_dialogue_length=sum(f.length for f in used) / len(used),
+        redundant_questions=redundant, per_case_f1=exact.per_case_f1(),
     )
 
 
@@ -306,10 +263,10 @@ def score_table1(root: Path, api_docs: Sequence[ApiDoc] | None = None
     """Rescore every released run of the paper's Table 1: method -> assistant -> metrics."""
     root = Path(root)
     scripts = load_scripts(root)
-    questions = DialogueStats(scripts, api_docs) if api_docs is not None else None
+    reader = ResultReader(scripts, api_docs)  # lines and dialogues shared by all the files
     with paused_gc():
         return {method: {assistant: score_results(root / "results" / f"{stem}.jsonl",
-                                                  scripts, api_docs, questions=questions)
+                                                  scripts, api_docs, reader=reader)
                          for assistant, stem in runs.items()}
                 for method, runs in TABLE1_RUNS.items()}
 
