@@ -94,8 +94,10 @@ def test_a_target_that_is_not_the_named_command_is_refused() -> None:
         group.get_command(click.Context(group), "export")
 
 
-def imported_after(args: list[str], env: dict[str, str] | None = None) -> list[str]:
-    """The command modules (and numpy) a fresh interpreter imported to run ``toolscore ARGS``."""
+def imported_after(args: list[str], env: dict[str, str] | None = None
+                   ) -> tuple[list[str], str]:
+    """The command modules (and numpy) a fresh interpreter imported to run ``toolscore ARGS``,
+    and what the command printed."""
     code = ("import sys\nfrom toolscore.cli import app\ntry:\n"
             f"    app({args!r}, prog_name='toolscore')\nexcept SystemExit:\n    pass\n"
             "import json\nsys.stderr.write('\\n' + json.dumps(sorted(m for m in sys.modules "
@@ -103,17 +105,22 @@ def imported_after(args: list[str], env: dict[str, str] | None = None) -> list[s
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(SRC), **(env or {})},
                           timeout=120)
-    return json.loads(done.stderr.strip().splitlines()[-1])
+    return json.loads(done.stderr.strip().splitlines()[-1]), done.stdout
 
 
 def test_help_and_completion_import_no_command_module() -> None:
-    assert imported_after(["--help"]) == ["toolscore.cli.lazy"]
-    completion = {"_TOOLSCORE_COMPLETE": "bash_complete", "COMP_WORDS": "toolscore re",
+    modules, page = imported_after(["--help"])
+    assert modules == ["toolscore.cli.lazy"] and "judge-agreement" in page
+    completion = {"_TOOLSCORE_COMPLETE": "zsh_complete", "COMP_WORDS": "toolscore re",
                   "COMP_CWORD": "1"}
-    assert imported_after([], completion) == ["toolscore.cli.lazy"]
+    modules, completed = imported_after([], completion)
+    assert modules == ["toolscore.cli.lazy"]
+    assert completed.split("\n")[:3] == ["plain", "report",
+                                          app.load("report").get_short_help_str()]
 
 
 def test_a_command_imports_only_its_own_module() -> None:
-    modules = imported_after(["report", "--help"])
+    modules, page = imported_after(["report", "--help"])
     assert [m for m in modules if m != "toolscore.cli.common"] == [
         "toolscore.cli.lazy", "toolscore.cli.report"]
+    assert "--html" in page
