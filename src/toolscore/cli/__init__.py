@@ -1,46 +1,82 @@
 """The ``toolscore`` command: parse, call the library, print. No evaluation logic lives here.
 
 One module per command group; :mod:`.common` holds what they share. Command modules import
-only the library and :mod:`.common`, never each other.
+only the library and :mod:`.common`, never each other. This package imports none of them: a
+command's module is imported when that command runs (:mod:`.lazy`), so ``toolscore report``
+does not pay for ``toolscore autode``'s imports, and ``toolscore --help`` for none.
 """
 
 from __future__ import annotations
 
 import click
 
-from toolscore.cli import (
-    autode,
-    cache,
-    export,
-    judge,
-    judges,
-    leaderboard,
-    listing,
-    mcp,
-    report,
-    run,
-    sweep,
-    tooleval,
-    tooltalk,
-)
+from toolscore.cli.lazy import LazyGroup
+
+# name -> ("module:attribute", the first sentence of its help, as the command list shows it).
+# tests/cli/test_lazy.py checks this table against the commands themselves.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "agree": ("toolscore.cli.autode:agree",
+              "Agreement of one evaluation method with another (AutoDE): system-level Pearson "
+              "r and ICC3 across assistants, sample-level per assistant, with bootstrap CIs "
+              "over cases."),
+    "autode": ("toolscore.cli.autode:autode_app", "AutoDE analyses and user-script tools."),
+    "benchmarks": ("toolscore.cli.listing:benchmarks_command",
+                   "List installed benchmarks (toolscore's own and those of installed "
+                   "packages)."),
+    "cache": ("toolscore.cli.cache:cache_group",
+              "The response cache: what it holds, merge caches from other nodes, prune it."),
+    "compare": ("toolscore.cli.report:compare",
+                "Paired comparison of two runs: the benchmark's headline metrics and the "
+                "per-sample scores, with differences, CIs, tests, flipped samples and "
+                "warnings."),
+    "data": ("toolscore.cli.listing:data_command",
+             "Find (or download) a benchmark's released data and print where it is."),
+    "export": ("toolscore.cli.export:export",
+               "Write one row per (sample, epoch): id, epoch, split, status, scalar scores, "
+               "tokens, time; with --format inspect, the run as an Inspect log (transcripts, "
+               "scores, usage)."),
+    "judge": ("toolscore.cli.judge:judge_command",
+              "Judge every finished sample of the run in RUN_DIR and print its pass rate."),
+    "judge-agreement": ("toolscore.cli.judges:judge_agreement",
+                        "Agreement of a judge with human labels (the ACS rows, or any "
+                        "labelled set), with intervals."),
+    "judges": ("toolscore.cli.judges:judges_command",
+               "List judge kinds (toolscore.judges entry points), usable in a judge config's "
+               "kind."),
+    "leaderboard": ("toolscore.cli.leaderboard:leaderboard_command",
+                    "Rank models per benchmark from INPUTS: run directories, folders of runs, "
+                    "or sweep plans (pending units show as missing cells)."),
+    "mcp": ("toolscore.cli.mcp:mcp_app", "Serve tool worlds over the Model Context Protocol."),
+    "models": ("toolscore.cli.listing:models_command",
+               "List model providers and whether they are usable here."),
+    "plugins": ("toolscore.cli.listing:plugins_command",
+                "List installed plugin sets (tools and their databases), usable with "
+                "--plugins."),
+    "report": ("toolscore.cli.report:report",
+               "Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), "
+               "tokens and (with --prices) cost per model role."),
+    "run": ("toolscore.cli.run:run_group",
+            "Run a benchmark with a model and write a run directory."),
+    "schema": ("toolscore.cli.listing:schema_command",
+               "Print the JSON Schema of a run directory's files (run.json, samples.jsonl)."),
+    "score": ("toolscore.cli.run:score_command",
+              "Recompute scores from stored outputs (no model calls): a run directory, or "
+              "with --predictions, another tool's output files scored by benchmark TARGET."),
+    "sweep": ("toolscore.cli.sweep:sweep_group",
+              "Run a matrix of models x benchmarks x settings x epochs (locally or on Ray)."),
+    "tooleval": ("toolscore.cli.tooleval:tooleval_app",
+                 "ToolEval: pass rate and win rate with an LLM judge."),
+    "tooltalk": ("toolscore.cli.tooltalk:tooltalk_app",
+                 "ToolTalk tools: check the simulator against ToolTalk's own runs."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="toolscore")
 def app() -> None:
     """Evaluate tool-calling assistants and agents: ToolTalk, AutoDE, ToolEval, ACS and your
     own benchmarks, with numbers you can trust and reproduce."""
-
-
-for _command in (run.run_group, run.score_command, *report.COMMANDS, *export.COMMANDS,
-                 *autode.COMMANDS, *tooleval.COMMANDS, *tooltalk.COMMANDS, *judge.COMMANDS,
-                 *judges.COMMANDS, *mcp.COMMANDS,
-                 listing.benchmarks_command, listing.models_command, listing.plugins_command,
-                 listing.data_command, listing.schema_command):
-    app.add_command(_command)
-app.add_command(sweep.sweep_group)
-app.add_command(cache.cache_group)
-app.add_command(leaderboard.leaderboard_command)
 
 
 def main() -> None:
