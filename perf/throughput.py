@@ -10,7 +10,8 @@ calls, so no schedule beats
     ideal = max(longest chain, ceil(total calls / concurrency)) * latency
 
 and efficiency = ideal / measured wall (target >= 0.9 at 128 in flight with 100 ms and 512 with
-1 s). Harness CPU per call = the harness process's CPU time / calls (target < 0.5 ms).
+1 s). Harness CPU per call = the harness's CPU time / calls (target < 0.5 ms): its process's,
+plus its worker processes' with ``--workers N`` (``toolscore run --workers``).
 
 Each (concurrency, latency) cell runs in a fresh process, ``--repeats`` times: the first
 repetition is reported on its own as *cold* (new process, empty per-process caches: the HTTP
@@ -21,6 +22,7 @@ figure; compare cells of one run, side by side, rather than runs on different da
     .venv/bin/python perf/throughput.py                  # one quick cell: 32 in flight, 100 ms
     .venv/bin/python perf/throughput.py --concurrency 32 128 512 --latency 0.1 1.0 --repeats 3
     .venv/bin/python perf/throughput.py --concurrency 128 --http-client aiohttp   # compare
+    .venv/bin/python perf/throughput.py --concurrency 128 --workers 1 2   # side by side
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import argparse
 import math
 import multiprocessing as mp
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -58,7 +61,7 @@ def serve(conn: Connection, latency: float, split: str) -> None:
 
 def harness(conn: Connection, base_url: str, concurrency: int, epochs: int, repeats: int,
             split: str, embedder: str, profile: str | None, cold_cache: bool = False,
-            http_client: str = "") -> None:
+            http_client: str = "", workers: int = 1) -> None:
     """Harness process: ``repeats`` runs through the public API, each timed on its own.
     ``cold_cache``: an empty user cache, so the first run loads the embedder and embeds (the
     out-of-the-box first run); the later ones find the embeddings cached."""
@@ -81,12 +84,13 @@ def harness(conn: Connection, base_url: str, concurrency: int, epochs: int, repe
 
                 profiler = cProfile.Profile(time.process_time)
                 profiler.enable()
-            wall0, cpu0 = time.perf_counter(), time.process_time()
+            wall0, cpu0, kids0 = time.perf_counter(), time.process_time(), children_cpu()
             result = evaluate("tooltalk", "openai/fake", base_url=base_url, cache=None,
                               max_concurrency=concurrency, timeout=60, epochs=epochs,
                               out=Path(tmp) / f"run{i}", split=split, embedder=embedder,
-                              progress=False).to_dict()
-            wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+                              progress=False, workers=workers).to_dict()
+            wall = time.perf_counter() - wall0
+            cpu = time.process_time() - cpu0 + children_cpu() - kids0  # workers: joined
             if profiler is not None and profile:
                 profiler.disable()
                 profiler.dump_stats(profile)
@@ -98,17 +102,24 @@ def harness(conn: Connection, base_url: str, concurrency: int, epochs: int, repe
     conn.send(None)
 
 
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (the run's worker processes)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_cell(server: Connection, info: dict[str, Any], latency: float, concurrency: int,
-             args: argparse.Namespace, conversations: int) -> dict[str, Any]:
+             args: argparse.Namespace, conversations: int, workers: int) -> dict[str, Any]:
     epochs = args.epochs or max(1, math.ceil(concurrency / conversations))
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
     profile = (f"{args.profile}.c{concurrency}.l{latency}" if args.profile else None)
-    proc = ctx.Process(target=harness, daemon=True,
+    proc = ctx.Process(target=harness, daemon=False,
                        args=(child, info["base_url"], concurrency, epochs, max(1, args.repeats),
                              args.split, args.embedder, profile, args.cold_cache,
-                             args.http_client))
+                             args.http_client, workers))
     proc.start()
+    child.close()  # a harness that dies is then an EOFError here, not a wait for ever
     reps = []
     while parent.recv() == "before":
         server.send("stats")
@@ -127,7 +138,8 @@ def run_cell(server: Connection, info: dict[str, Any], latency: float, concurren
         if not rep["profiled"]:
             reps.append(rep)
     proc.join(timeout=30)
-    return {"concurrency": concurrency, "latency": latency, "epochs": epochs, "reps": reps}
+    return {"concurrency": concurrency, "latency": latency, "epochs": epochs, "reps": reps,
+            "workers": workers}
 
 
 def spread(values: list[float], fmt: str) -> str:
@@ -138,13 +150,15 @@ def spread(values: list[float], fmt: str) -> str:
 
 
 def print_cells(cells: list[dict[str, Any]], info: dict[str, Any]) -> None:
-    rows = [("in flight", "latency", "epochs", "calls", "ideal s", "cold eff", "cold ms/call",
+    rows = [("in flight", "latency", "workers", "epochs", "calls", "ideal s", "cold eff",
+             "cold ms/call",
              "warm eff median (min-max)", "warm ms/call median (min-max)", "warm wall s",
              "failed att.", "errors")]
     for c in cells:
         cold, warm = c["reps"][0], c["reps"][1:]
         failed = sum(r["requests"] - r["calls"] for r in c["reps"])
-        rows.append((str(c["concurrency"]), f"{c['latency'] * 1000:.0f} ms", str(c["epochs"]),
+        rows.append((str(c["concurrency"]), f"{c['latency'] * 1000:.0f} ms", str(c["workers"]),
+                     str(c["epochs"]),
                      str(cold["calls"]), f"{cold['ideal']:.2f}", f"{cold['efficiency']:.2f}",
                      f"{cold['cpu_ms']:.2f}",
                      spread([r["efficiency"] for r in warm], ".2f"),
@@ -155,7 +169,8 @@ def print_cells(cells: list[dict[str, Any]], info: dict[str, Any]) -> None:
     for r in rows:
         print("  ".join(v.rjust(w) for v, w in zip(r, widths, strict=True)))
     print(f"longest chain {info['chain']} dependent calls; the oracle needs {info['calls']} "
-          "calls per epoch; efficiency = ideal / wall; ms/call = harness process CPU / calls")
+          "calls per epoch; efficiency = ideal / wall; ms/call = harness CPU (with its "
+          "workers) / calls")
     server_ms = [1000 * r["server_cpu"] / max(r["requests"], 1) for c in cells for r in c["reps"]]
     peak = max((r["in_flight"] for c in cells for r in c["reps"]), default=0)
     print(f"fake server (own process): {spread(server_ms, '.2f')} ms CPU per request, peak "
@@ -169,7 +184,7 @@ def verdict(cells: list[dict[str, Any]]) -> list[str]:
         warm = c["reps"][1:] or c["reps"]
         cpu = statistics.median(r["cpu_ms"] for r in warm)
         eff = statistics.median(r["efficiency"] for r in warm)
-        label = f"{c['concurrency']}/{c['latency'] * 1000:.0f} ms"
+        label = f"{c['concurrency']}/{c['latency'] * 1000:.0f} ms/{c['workers']} workers"
         if cpu >= CPU_PER_CALL_TARGET_MS:
             missed.append(f"CPU per call at {label} ({cpu:.2f} ms)")
         if (c["concurrency"], c["latency"]) in TARGET_CELLS and eff < EFFICIENCY_TARGET:
@@ -193,6 +208,9 @@ def main() -> int:
     p.add_argument("--http-client", default="", choices=["", "aiohttp"],
                    help="aiohttp: send through aiohttp instead of toolscore's plain-HTTP "
                         "client (sets $TOOLSCORE_HTTP_CLIENT in the harness), to compare them.")
+    p.add_argument("--workers", type=int, nargs="+", default=[1],
+                   help="Worker processes per run (toolscore run --workers); several values "
+                        "are measured side by side, cell by cell.")
     p.add_argument("--profile", default=None,
                    help="Write a cProfile (CPU) of one extra, unreported warm run of each "
                         "cell to PREFIX.cN.lS.")
@@ -209,9 +227,12 @@ def main() -> int:
         info = parent.recv()
         try:
             for concurrency in args.concurrency:
-                cells.append(run_cell(parent, info, latency, concurrency, args, conversations))
-                print(f"... {concurrency} in flight, {latency * 1000:.0f} ms done "
-                      f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+                for workers in args.workers:
+                    cells.append(run_cell(parent, info, latency, concurrency, args,
+                                          conversations, workers))
+                    print(f"... {concurrency} in flight, {latency * 1000:.0f} ms, {workers} "
+                          f"worker(s) done ({time.perf_counter() - started:.0f} s)",
+                          file=sys.stderr)
         finally:
             parent.send("stop")
             server.join(timeout=10)

@@ -57,6 +57,10 @@ GENERIC = [
     click.Option(["--shard"], default=None, metavar="K/N",
                  help="Run only the K-th of N fixed parts of the samples (local models on "
                       "several machines or GPUs); the N shards write one run directory."),
+    click.Option(["--workers"], type=click.IntRange(min=1), default=1, show_default=True,
+                 help="Run the samples in this many processes (the same results; for an "
+                      "endpoint faster than one process can drive). --max-concurrency is "
+                      "split between them."),
 ]
 # Run-level model arguments (toolscore.models.modelargs): they replace the benchmark's value
 # on every call of the run's model. A benchmark that declares an option of the same name
@@ -174,7 +178,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
             run = resume(generic["resume"], max_concurrency=generic["max_concurrency"],
                          cache=None if generic["no_cache"] else generic["cache"],
                          timeout=generic["timeout"], progress=progress_wanted(json_out),
-                         shard=generic["shard"])
+                         shard=generic["shard"], workers=generic["workers"])
         else:
             run = evaluate(name, generic["model"], default_model=DEFAULT_MODEL,
                            data=generic["data"], out=generic["out"], epochs=generic["epochs"],
@@ -182,7 +186,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
                            cache=cache, base_url=generic["base_url"],
                            timeout=generic["timeout"], download=generic["download"],
                            progress=progress_wanted(json_out), model_args=args,
-                           shard=generic["shard"], **options)
+                           shard=generic["shard"], workers=generic["workers"], **options)
     summary = run.summary or {}
     if summary.get("samples") and not summary.get("run_now"):
         err.print(f"{run.path}: this run is already complete (nothing run, no model call)",

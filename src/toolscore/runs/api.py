@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
-from toolscore.benchmarks.registry import benchmark_class, benchmark_from_run, make_benchmark
+from toolscore.benchmarks.registry import make_benchmark
 from toolscore.records import RUN_FILE, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record, without_output
+from toolscore.runs.rebuild import rebuild_benchmark
 from toolscore.runs.runner import RunOptions, RunSummary, execute_run, new_run_config, rescore
+from toolscore.runs.workers import WorkerJob, check_workers, run_in_workers
 
 T = TypeVar("T")
 NO_MODEL = "none"
@@ -155,7 +157,8 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                          on_record: Callable[[dict[str, Any]], None] | None = None,
                          default_model: str | None = None,
                          model_args: dict[str, Any] | None = None,
-                         shard: str | tuple[int, int] | None = None, **options: Any) -> Run:
+                         shard: str | tuple[int, int] | None = None, workers: int = 1,
+                         **options: Any) -> Run:
     """Run ``benchmark`` (a registered name or a Benchmark object) with ``model`` into a new
     run directory ``out``; ``options`` are the benchmark's own (see ``toolscore run NAME
     --help``). ``model`` may be None for a benchmark that calls no model; ``default_model``
@@ -165,6 +168,8 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
     it already holds that run, the run is resumed (a finished one: nothing runs, no model
     call). ``shard`` ("K/N") runs only the K-th of N deterministic parts of the samples; the
     shards of one run may run at once into the same directory (see :mod:`toolscore.records`).
+    ``workers`` > 1 runs the samples in that many processes (:mod:`toolscore.runs.workers`):
+    the same results, for a harness that one process cannot keep up with.
 
     ``model_args`` (e.g. ``{"temperature": 1.0, "reasoning_effort": "low", "top_p": 0.9}``)
     replace the benchmark's generation settings on every call of the model; unset ones leave
@@ -179,6 +184,7 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
         model = default_model if bench.uses_model() else NO_MODEL
     stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
     parts = parse_shard(shard)
+    check_workers(workers, parts)
     identity = run_identity(bench.name, model, options=stored, model_args=args, epochs=epochs,
                             limit=limit, base_url=base_url, data=data)
     store = RunStore(out or default_run_dir(bench.name, model, identity))
@@ -194,7 +200,8 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
         return await _execute(bench, store, model, base_url, epochs, limit, max_concurrency,
                               cache, timeout, progress, on_record, new=new, options=stored,
                               data=data_dir if data_dir is not None else _str(data),
-                              model_args=args, shard=parts)
+                              model_args=args, shard=parts, workers=workers,
+                              registered=isinstance(benchmark, str))
 
 
 def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
@@ -220,21 +227,24 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
                        max_concurrency: int | None = None, cache: str | Path | None = None,
                        timeout: float | None = None, progress: bool | str = False,
                        on_record: Callable[[dict[str, Any]], None] | None = None,
-                       shard: str | tuple[int, int] | None = None) -> Run:
+                       shard: str | tuple[int, int] | None = None, workers: int = 1) -> Run:
     """Continue a run: finished samples are kept, the rest are run. Everything that determines
     results comes from run.json (a benchmark object must be passed again if the run was made
-    with one that is not registered). ``shard`` as for :func:`evaluate_async`."""
+    with one that is not registered). ``shard`` and ``workers`` as for
+    :func:`evaluate_async`."""
     store = RunStore(run_dir)
     config = store.config()
     bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE)
     parts = parse_shard(shard)
+    check_workers(workers, parts)
     with store.lock(shared=parts is not None):
         return await _execute(bench, store, config.model, config.base_url, config.epochs,
                               config.limit, max_concurrency or config.max_concurrency,
                               cache if cache is not None else (config.cache or None),
                               timeout or config.timeout, progress, on_record, new=False,
                               options=config.options, data=config.data,
-                              model_args=stored_model_args(config, store.path), shard=parts)
+                              model_args=stored_model_args(config, store.path), shard=parts,
+                              workers=workers, registered=benchmark is None)
 
 
 def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
@@ -247,30 +257,13 @@ def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
         raise RunStoreError(f"{path / 'run.json'}: field 'model_args': {e}") from None
 
 
-def rebuild_benchmark(config: RunConfig, source: str | Path = RUN_FILE,
-                      **overrides: Any) -> Benchmark:
-    """The benchmark a run.json describes (``overrides`` replace some of its options); a
-    benchmark that is not installed or an option it does not take is one line naming
-    ``source`` (the run.json) and the field."""
-    try:
-        benchmark_class(config.benchmark)
-    except LookupError as e:
-        raise RunStoreError(f"{source}: benchmark: {e}; pass the Benchmark object to rebuild "
-                            "this run") from None
-    try:
-        return benchmark_from_run(config.to_dict(), **overrides)
-    except OptionError as e:
-        if not any(repr(k) in str(e) for k in set(config.options) - set(overrides)):
-            raise  # an override the caller gave: the caller's mistake, said as such
-        raise RunStoreError(f"{source}: options: {e}") from None
-
-
 async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str | None,
                    epochs: int, limit: int | None, max_concurrency: int,
                    cache: str | Path | None, timeout: float, progress: bool | str,
                    on_record: Any, *, new: bool, options: dict[str, Any],
                    data: str | None, model_args: dict[str, Any] | None = None,
-                   shard: tuple[int, int] | None = None) -> Run:
+                   shard: tuple[int, int] | None = None, workers: int = 1,
+                   registered: bool = False) -> Run:
     from toolscore.models.base import strip_credentials
     from toolscore.models.factory import cache_path, make_client
 
@@ -278,11 +271,14 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
     concurrency = min(max_concurrency, cap) if cap else max_concurrency
     bench.check()  # bad data fails here, before the first model call
     cache_file = cache_path(cache)
-    bench.bind(RunSettings(cache=None if cache_file is None else str(cache_file),
-                           timeout=timeout, max_concurrency=concurrency))
+    cache_str = None if cache_file is None else str(cache_file)
+    if workers == 1:
+        bench.bind(RunSettings(cache=cache_str, timeout=timeout, max_concurrency=concurrency))
+    # with workers, each builds its own client (connections, cache handle); this one only
+    # names the model in run.json
     client = None if model == NO_MODEL else make_client(
-        model, role="assistant", base_url=base_url, cache=cache_file, timeout=timeout,
-        max_concurrency=concurrency, model_args=model_args)
+        model, role="assistant", base_url=base_url, timeout=timeout, model_args=model_args,
+        cache=cache_file if workers == 1 else None, max_concurrency=concurrency)
     run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
                              progress=progress, shard=shard)
     if new:
@@ -294,7 +290,13 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
         store.write_config(config)
     else:
         config = store.config()
-    summary = await execute_run(bench, client, store, run_options, on_record)
+    if workers == 1:
+        summary = await execute_run(bench, client, store, run_options, on_record)
+    else:
+        summary = await run_in_workers(bench, store, WorkerJob(
+            str(store.path), None if client is None else model, base_url, cache_str, timeout,
+            dict(model_args or {}), "records" if on_record else "ticks" if progress else "none",
+            registered), run_options, workers, on_record)
     with store.append_lock():  # shards: the last one to finish scores every shard's samples
         metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
         store.write_scores(metrics)

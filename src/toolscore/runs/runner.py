@@ -76,6 +76,8 @@ class RunOptions:
     limit: int | None = None
     progress: bool | str = True  # "bar", "lines" (plain lines for logs) or False
     shard: tuple[int, int] | None = None  # (K, N): only the K-th of N parts of the samples
+    # only these (sample id, epoch) keys, in this order (a worker's share, see runs.workers)
+    assigned: list[tuple[str, int]] | None = None
 
 
 @dataclass
@@ -131,14 +133,18 @@ def _fill_usage(record: dict[str, Any], model: SampleModel, ledger: UsageLedger)
     record["usage_by_role"] = ledger.to_dict()
 
 
-async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, options: RunOptions,
-                      on_record: Any = None) -> RunSummary:
-    """Run every (sample, epoch) not yet finished in ``store``."""
-    store.repair()
+def pending(benchmark: Benchmark, store: RunStore,
+            options: RunOptions) -> tuple[int, list[tuple[Sample, int]]]:
+    """(how many (sample, epoch) pairs the run or its part has, those not yet finished in the
+    order they start: longest first when the benchmark can tell)."""
     finished = store.finished()
     samples = benchmark.samples()
     if options.limit is not None:
         samples = samples[: options.limit]
+    if options.assigned is not None:
+        by_id = {s.id: s for s in samples}
+        every = [(by_id[i], e) for i, e in options.assigned]
+        return len(every), [(s, e) for s, e in every if (s.id, e) not in finished]
     every = [(s, e) for e in range(options.epochs) for s in samples]
     if options.shard is not None:  # every N-th (sample, epoch) from the K-th: a fixed split
         k, n = options.shard
@@ -147,7 +153,15 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
     cost = getattr(benchmark, "sample_cost", None)
     if cost is not None:  # longest first, so that the slowest sample does not start last
         todo.sort(key=lambda item: -cost(item[0]))
-    summary = RunSummary(total=len(every))
+    return len(every), todo
+
+
+async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, options: RunOptions,
+                      on_record: Any = None) -> RunSummary:
+    """Run every (sample, epoch) not yet finished in ``store``."""
+    store.repair()
+    total, todo = pending(benchmark, store, options)
+    summary = RunSummary(total=total)
     summary.skipped = summary.total - len(todo)
     started = time.perf_counter()
     if todo:  # the scorer's embedder loads now, not while the first requests are in flight

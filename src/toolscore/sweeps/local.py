@@ -14,14 +14,13 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import importlib.util
-import multiprocessing
 import tempfile
-import threading
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolscore.runs.workers import start_context
 from toolscore.sweeps.limits import concurrency, shares, slots
 from toolscore.sweeps.plan import Manifest, Unit
 from toolscore.sweeps.unit import run_unit
@@ -76,22 +75,9 @@ def preload(manifest: Manifest) -> list[str]:
 
 def pool_context(manifest: Manifest) -> Any:
     """Worker processes that start with what they need imported (a spawned worker would import
-    it again, four at once on a machine with two cores: seconds of a sweep's start): forked
-    from this process when it runs no other thread, else from a fork server (a plain fork would
-    inherit the locks of the parent's threads, e.g. a test's server); spawned where neither
-    exists."""
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        # no other thread whose locks a child could inherit: fork this process, after
-        # importing here once what every worker needs (no interpreter to start, no re-import)
-        for name in preload(manifest):
-            importlib.import_module(name)
-        return multiprocessing.get_context("fork")
-    if "forkserver" not in methods:
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(preload(manifest))  # no effect once the server runs
-    return context
+    it again, four at once on a machine with two cores: seconds of a sweep's start); see
+    :func:`toolscore.runs.workers.start_context`."""
+    return start_context(preload(manifest))
 
 
 def run_one(manifest: Manifest, index: int) -> dict[str, Any]:
