@@ -90,6 +90,31 @@ def test_sqlite_cache_persists_across_instances(tmp_path):
     assert again.cache.get_many("other", ["open the door"]) == {}
 
 
+def _store_in_child(cache: EmbeddingCache, conn: object) -> None:
+    cache.put_many("counting", {"from the child": np.ones(4, dtype=np.float32)})
+    conn.send((id(cache.db), cache.get_many("counting", ["from the parent"]) != {}))  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_process_opens_its_own_connection(tmp_path):
+    """Run workers are forked after the scorer's cache is open: each uses its own SQLite
+    connection (one shared across a fork can corrupt the file), and both sides see all rows."""
+    import multiprocessing
+
+    cache = EmbeddingCache(tmp_path / "e.sqlite")
+    cache.put_many("counting", {"from the parent": np.zeros(4, dtype=np.float32)})
+    context = multiprocessing.get_context("fork")
+    here, there = context.Pipe()
+    child = context.Process(target=_store_in_child, args=(cache, there))
+    child.start()
+    there.close()  # a child that fails is then an EOFError, not a wait
+    child_db, saw_parent = here.recv()
+    child.join()
+    assert child.exitcode == 0 and saw_parent and child_db != id(cache._db)
+    assert set(cache.get_many("counting", ["from the parent", "from the child"])) == {
+        "from the parent", "from the child"}
+
+
 def test_embedder_returning_wrong_count_is_an_error():
     class Bad:
         name = "bad"

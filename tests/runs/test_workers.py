@@ -233,3 +233,27 @@ def test_workers_stop_when_their_parent_is_killed(tmp_path: Path) -> None:
         while any(_alive(p) for p in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not any(_alive(p) for p in workers)
+
+
+def test_progress_counts_every_workers_records(whole: Any, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers send one short tick per record when only progress needs them; the bar then
+    ends at every sample."""
+    import io
+
+    import rich.progress
+
+    monkeypatch.setenv("TOOLSCORE_START_METHOD", "fork")
+    shown = io.StringIO()
+    real = rich.progress.Progress
+
+    def quiet_bar(*args: Any, **kwargs: Any) -> Any:
+        from rich.console import Console
+
+        return real(*args, console=Console(file=shown, width=200), **kwargs)
+
+    monkeypatch.setattr(rich.progress, "Progress", quiet_bar)
+    run = api.evaluate("demo", "oracle", epochs=3, cache=None, out=tmp_path / "run",
+                       workers=2, progress="bar", **DEMO)
+    assert run.metrics == whole.metrics
+    assert "18/18" in shown.getvalue()

@@ -235,21 +235,35 @@ class EmbeddingCache:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._lock = threading.Lock()
+        self._db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        self._pid = os.getpid()
+        db = sqlite3.connect(self.path, check_same_thread=False)
         if self.path != ":memory:":
             # Write-ahead log, synced at checkpoints only: every scored sample commits its new
             # vectors, and a sync per commit cost more than the embedding. A crash may lose the
             # last vectors (recomputed next time), never corrupt the file.
             try:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
             except sqlite3.OperationalError:  # another process holds it: keep its mode
                 pass
-        with self._lock, self._db:
-            self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (embedder TEXT NOT NULL, "
-                             "key TEXT NOT NULL, vector BLOB NOT NULL, "
-                             "PRIMARY KEY (embedder, key))")
+        with db:  # a new connection, not shared yet (a caller may hold the lock)
+            db.execute("CREATE TABLE IF NOT EXISTS embeddings (embedder TEXT NOT NULL, "
+                       "key TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, key))")
+        return db
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This process's connection: a forked worker (:mod:`toolscore.runs.workers`) opens its
+        own, as SQLite requires (one used on both sides of a fork can corrupt the file). The
+        inherited one is left alone: closing it could drop the parent's locks. A throwaway
+        in-memory cache starts empty in the worker."""
+        if self._pid != os.getpid():
+            self._db = self._connect()
+        return self._db
 
     def get_many(self, embedder: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors for those texts that have one, by text."""
@@ -260,7 +274,7 @@ class EmbeddingCache:
             for start in range(0, len(items), 500):
                 chunk = items[start:start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
+                rows = self.db.execute(
                     f"SELECT key, vector FROM embeddings WHERE embedder = ? AND key IN ({marks})",
                     [embedder, *chunk]).fetchall()
                 for key, blob in rows:
@@ -270,15 +284,16 @@ class EmbeddingCache:
     def put_many(self, embedder: str, vectors: dict[str, np.ndarray]) -> None:
         rows = [(embedder, text_key(t), np.asarray(v, dtype=np.float32).tobytes())
                 for t, v in vectors.items()]
-        with self._lock, self._db:
-            self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
+        with self._lock, self.db:
+            self.db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
 
     def __len__(self) -> int:
         with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+            return int(self.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
 
     def close(self) -> None:
-        self._db.close()
+        if self._pid == os.getpid():
+            self._db.close()
 
 
 class Similarity:
