@@ -44,6 +44,12 @@ def test_score_predictions_reproduces_table1_cell(tmp_path: Path) -> None:
     assert got == ["86.32", "83.69", "84.38", "0.64"]
     text = toolscore("score", "autode", "--predictions", str(path), cwd=tmp_path)
     assert text.returncode == 0 and "84.38" in text.stdout and "0.64" in text.stdout
+    # --out keeps each file's scores beside the printed document
+    written = json_doc(toolscore("score", "autode", "--predictions", str(path), "--out",
+                                 str(tmp_path / "scored"), "--json", cwd=tmp_path))
+    (target,) = written["out"]
+    assert Path(target) == tmp_path / "scored" / f"{path.name}.scores.json"
+    assert json.loads(Path(target).read_text()) == result
 
 
 def test_agree_static_vs_human_reproduces_table2(tmp_path: Path) -> None:

@@ -169,8 +169,14 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         return lines
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
-        """A released result file, or every ``*.jsonl`` in a folder (Table 1's runs)."""
-        from toolscore.benchmarks.autode.rescore import ResultReader, paused_gc, score_results
+        """A released result file, or every ``*.jsonl`` in a folder (Table 1's runs); with
+        ``out``, each file's scores are also written there as ``<file name>.scores.json``."""
+        from toolscore.benchmarks.autode.rescore import (
+            ResultReader,
+            paused_gc,
+            score_results,
+            write_scores,
+        )
 
         files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
         if not files:
@@ -183,7 +189,10 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
             # Dropped while the collector still sleeps: when it wakes, its first pass looks at
             # every container made since it was paused, and the reader's are most of them.
             del reader
-        return {"benchmark": "autode", "results": results}
+        doc: dict[str, Any] = {"benchmark": "autode", "results": results}
+        if out is not None:
+            doc["out"] = [str(p) for p in write_scores(out, files, results)]
+        return doc
 
     # -- data --------------------------------------------------------------------------------
     def check(self) -> None:

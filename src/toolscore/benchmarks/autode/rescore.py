@@ -286,3 +286,17 @@ def table1_agreement(scores: Mapping[str, Mapping[str, RunMetrics]], reference: 
             "sample": {a: sample_agreement(m, ref[a]) for a, m in runs.items() if a in ref},
         }
     return out
+
+
+def write_scores(out: Path, files: list[Path], results: list[dict[str, Any]]) -> list[Path]:
+    """Each result file's scores as ``out/<file name>.scores.json`` (the folder is made);
+    the paths written."""
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for f, result in zip(files, results, strict=True):
+        target = out / f"{f.name}.scores.json"
+        target.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        written.append(target)
+    return written
