@@ -13,7 +13,6 @@ import io
 import json
 import os
 import shutil
-import urllib.request
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -129,6 +128,8 @@ def find_dataset(name: str, data_dir: str | Path | None = None, *, download: boo
 def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
     """Download the source archive, extract the dataset folder and verify its checksum."""
     target = cache_root() / "data" / source.name
+    import urllib.request  # only to download (~40 ms to import: not on every command's path)
+
     with urllib.request.urlopen(source.url, timeout=timeout) as resp:  # noqa: S310
         blob = resp.read()
     tmp = target.with_name(target.name + ".partial")
