@@ -35,9 +35,9 @@ install: $(STAMP)
 # The demo ships with the package; the ToolTalk slice runs when ToolTalk's data can be found
 # ($$TOOLSCORE_DATA, the user cache) or downloaded, and is otherwise skipped with one line.
 demo: $(DEMO_STAMP)
-	$(BIN)/toolscore run demo --model local/smollm2 --html runs/demo-report.html
+	$(BIN)/toolscore run demo --model local/smollm2 --workers 2 --html runs/demo-report.html
 	@if $(BIN)/toolscore data tooltalk >/dev/null 2>&1; then \
-		$(BIN)/toolscore run tooltalk --model local/smollm2 --split easy --tools exact --limit 3 \
+		$(BIN)/toolscore run tooltalk --model local/smollm2 --workers 2 --split easy --tools exact --limit 3 \
 			--max-calls-per-turn 3 --html runs/tooltalk-easy-report.html; \
 	else \
 		echo "ToolTalk slice skipped: its data was not found; set TOOLSCORE_DATA=DIR (a folder holding tooltalk/) or run 'toolscore data tooltalk' where GitHub is reachable."; \
