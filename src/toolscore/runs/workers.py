@@ -60,7 +60,7 @@ class WorkerJob:
     cache: str | None
     timeout: float
     model_args: dict[str, Any]
-    relay: str  # "records": every record, "ticks": status and tokens (progress), "none"
+    relay: str  # "records": every record, "ticks": status and usage (progress), "none"
     registered: bool = False  # the benchmark is rebuilt from run.json where it is not forked
 
 
@@ -127,11 +127,11 @@ async def run_in_workers(bench: Benchmark, store: RunStore, job: WorkerJob, opti
     def relayed(message: tuple[Any, ...]) -> None:
         if message[0] == "record" and on_record is not None:
             on_record(message[1])
-        status, tokens = ((message[1]["status"], message[1]["usage"].get("total_tokens", 0))
-                          if message[0] == "record" else message[1:3])
+        status, usage = ((message[1]["status"], message[1]["usage"])
+                         if message[0] == "record" else message[1:3])
         live.done += 1
         live.errors += status != "ok"
-        live.usage.add(Usage(input_tokens=tokens))
+        live.usage.add(Usage.from_dict(usage))
         progress.update()
 
     # forked workers share this process's benchmark; others rebuild it from run.json (one
@@ -140,7 +140,7 @@ async def run_in_workers(bench: Benchmark, store: RunStore, job: WorkerJob, opti
     handles = []
     try:
         for k, (keys, concurrency) in enumerate(zip(deal, shares(options.max_concurrency, n),
-                                                    strict=False)):
+                                                    strict=True)):
             part = replace(options, shard=None, assigned=keys, max_concurrency=concurrency,
                            progress=False)
             handles.append(_Handle.start(context, k, n, job, part, payload, handles))
@@ -302,7 +302,7 @@ async def _work(bench: Benchmark, job: WorkerJob, options: RunOptions, conn: Any
         if job.relay == "records":
             conn.send(("record", record))
         elif job.relay == "ticks":
-            conn.send(("tick", record["status"], record["usage"].get("total_tokens", 0)))
+            conn.send(("tick", record["status"], record["usage"]))
 
     try:
         return await execute_run(bench, client, RunStore(job.run_dir), options,
