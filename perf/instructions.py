@@ -1,0 +1,111 @@
+"""Harness cost per model call in CPU instructions (valgrind's callgrind), a figure that does
+not move with the machine's speed or load, unlike the milliseconds of ``perf/throughput.py``
+(this host's speed has varied by a factor of two within an hour, and by 2.5 between sessions).
+
+ToolTalk hard runs through the real runner and ``openai/`` provider against the fake server
+(its own process, not under valgrind), twice: with ``--epochs`` A and B. Imports, start-up and
+other fixed costs are the same in both, so
+
+    instructions per call = (instructions at B - instructions at A) / (calls at B - calls at A)
+
+is the marginal cost of one call: building the request, the HTTP exchange on the harness's
+side, parsing the reply, running the tools, hashing their state, scoring and writing records.
+The harness runs about 50 times slower under valgrind; the per-call figure varied by 4% between
+two runs of one checkout (the event loop's iterations depend a little on timing): compare
+checkouts in one invocation (``--src``), and read differences under 5% as noise. About 1.5
+minutes per source tree.
+
+    .venv/bin/python perf/instructions.py                       # 32 in flight, epochs 1 and 3
+    .venv/bin/python perf/instructions.py --src ../other/src    # also another checkout
+    .venv/bin/python perf/instructions.py --model oracle        # no HTTP at all
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from throughput import serve
+
+HARNESS = """
+import json, os, sys, tempfile
+os.environ.setdefault("OPENAI_API_KEY", "dummy")
+from toolscore.runs.api import evaluate
+with tempfile.TemporaryDirectory() as tmp:
+    run = evaluate("tooltalk", sys.argv[1], base_url=sys.argv[2] or None, cache=None,
+                   max_concurrency=int(sys.argv[3]), timeout=600, epochs=int(sys.argv[4]),
+                   out=tmp + "/run", split="hard", embedder="hashing", progress=False)
+    print(json.dumps({"calls": run.summary["calls"], "errors": run.summary["errors_now"]}))
+"""
+COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def measure(src: str | None, model: str, base_url: str, concurrency: int,
+            epochs: int) -> tuple[int, int]:
+    """(instructions, model calls) of one run under callgrind."""
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    with tempfile.TemporaryDirectory(prefix="toolscore-perf-cg-") as tmp:
+        env["XDG_CACHE_HOME"] = tmp
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out",
+             sys.executable, "-c", HARNESS, model, base_url, str(concurrency), str(epochs)],
+            capture_output=True, text=True, env=env, check=False)
+    found = COLLECTED.findall(done.stderr)
+    if done.returncode != 0 or not found:
+        sys.exit(f"the harness under valgrind failed ({done.returncode}): {done.stderr[-2000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if result["errors"]:
+        sys.exit(f"the run had {result['errors']} errors")
+    return int(found[-1]), int(result["calls"])
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--concurrency", type=int, default=32)
+    p.add_argument("--epochs", type=int, nargs=2, default=[1, 3], metavar=("A", "B"))
+    p.add_argument("--model", default="openai/fake", choices=["openai/fake", "oracle"])
+    p.add_argument("--src", action="append", default=[],
+                   help="Also measure this source tree (another checkout's src); repeatable.")
+    p.add_argument("--latency", type=float, default=0.01, help="The fake server's, seconds.")
+    args = p.parse_args()
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (apt-get install valgrind)")
+    trees = [None, *args.src]
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    server = ctx.Process(target=serve, daemon=True, args=(child, args.latency, "hard"))
+    server.start()
+    info = parent.recv()
+    url = info["base_url"] if args.model != "oracle" else ""
+    rows = []
+    try:
+        for src in trees:
+            (i_a, c_a), (i_b, c_b) = (measure(src, args.model, url, args.concurrency, e)
+                                      for e in args.epochs)
+            rows.append((src or "this checkout", i_a, c_a, i_b, c_b, (i_b - i_a) / (c_b - c_a)))
+            print(f"... {rows[-1][0]} done", file=sys.stderr)
+    finally:
+        parent.send("stop")
+        server.join(timeout=10)
+    print(f"tooltalk hard, {args.model}, {args.concurrency} in flight, epochs {args.epochs[0]} "
+          f"and {args.epochs[1]}, under valgrind --tool=callgrind")
+    print(f"{'source':<40} {'instr. at A':>14} {'calls':>6} {'instr. at B':>14} {'calls':>6}"
+          f" {'instr. per call':>16}")
+    for name, i_a, c_a, i_b, c_b, per in rows:
+        print(f"{str(name)[-40:]:<40} {i_a:>14,} {c_a:>6} {i_b:>14,} {c_b:>6} {per:>16,.0f}")
+    if len(rows) > 1:
+        print(f"ratio this / {rows[1][0]}: {rows[0][5] / rows[1][5]:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
