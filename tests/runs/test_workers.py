@@ -257,3 +257,24 @@ def test_progress_counts_every_workers_records(whole: Any, tmp_path: Path,
                        workers=2, progress="bar", **DEMO)
     assert run.metrics == whole.metrics
     assert "18/18" in shown.getvalue()
+
+
+def test_an_on_record_error_stops_the_run_as_in_one_process(
+        whole: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The callback runs in this process: its error ends the run here and stops the workers;
+    what they finished is kept and the resume completes it."""
+    monkeypatch.setenv("TOOLSCORE_START_METHOD", "fork")
+    seen: list[str] = []
+
+    def fussy(record: dict[str, Any]) -> None:
+        seen.append(record["id"])
+        if len(seen) == 3:
+            raise KeyError("the callback's own bug")
+
+    out = tmp_path / "run"
+    with pytest.raises(KeyError, match="the callback's own bug"):
+        api.evaluate("demo", "oracle", epochs=3, cache=None, out=out, workers=2,
+                     max_concurrency=2, on_record=fussy, **DEMO)
+    assert not (out / "scores.json").exists() and 3 <= len(_records(out)) <= 18
+    assert api.resume(out, workers=2).metrics == whole.metrics
+    assert _records(out) == _records(whole.path)
