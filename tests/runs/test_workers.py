@@ -278,3 +278,19 @@ def test_an_on_record_error_stops_the_run_as_in_one_process(
     assert not (out / "scores.json").exists() and 3 <= len(_records(out)) <= 18
     assert api.resume(out, workers=2).metrics == whole.metrics
     assert _records(out) == _records(whole.path)
+
+
+def test_workers_from_inside_a_running_event_loop(whole: Any, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a notebook: the run goes to a thread of its own, so its workers cannot be forked
+    safely and come from a fork server, rebuilding the benchmark from run.json."""
+    import asyncio
+
+    monkeypatch.delenv("TOOLSCORE_START_METHOD", raising=False)
+
+    async def notebook_cell() -> Any:
+        return api.evaluate("demo", "oracle", epochs=3, cache=None, out=tmp_path / "run",
+                            workers=2, **DEMO)
+
+    assert asyncio.run(notebook_cell()).metrics == whole.metrics
+    assert _records(tmp_path / "run") == _records(whole.path)
