@@ -78,11 +78,41 @@ def test_judge_errors_are_one_line_exit_2(demo_run: Path, tmp_path: Path) -> Non
     assert done.returncode == 2 and "--model" in done.stderr
     seen: list[dict[str, Any]] = []
     with FakeOpenAIServer(judge_server(seen)) as srv:
+        # stable mode: what this server answers (the reference mode's function calls are not,
+        # and each unanswered judgement was retried for the whole 120 s budget)
         base = ("judge", str(demo_run), "--model", "openai/fake", "--base-url", srv.base_url,
-                "--name", "twice")
+                "--name", "twice", "--mode", "stable")
         assert cli(*base, "--votes", "1", cwd=tmp_path).returncode == 0
         other = cli(*base, "--votes", "2", cwd=tmp_path)
     assert other.returncode == 2 and "other settings (votes)" in other.stderr
+
+
+def test_judgements_that_fail_exit_3_and_the_same_command_retries_them(
+        demo_run: Path, tmp_path: Path) -> None:
+    """A judge endpoint refusing every request (HTTP 400, not retried): each judgement is an
+    error, kept and left out of the pass rate, and the command says so with exit code 3, as
+    `run` does; once the endpoint answers, the same command judges exactly those. Another
+    endpoint for the same judgements is refused rather than silently replaced by the stored
+    one."""
+    args = ("judge", str(demo_run), "--model", "openai/fake", "--mode", "stable", "--name",
+            "flaky", "--json")
+    with FakeOpenAIServer(judge_server([]), fault_plan=dict.fromkeys(range(9), "400")) as srv:
+        url = srv.base_url
+        failed = cli(*args, "--base-url", url, cwd=tmp_path)
+    assert failed.returncode == 3, failed.stderr[-2000:]
+    doc = json.loads(failed.stdout)
+    assert doc["summary"]["errors_now"] == 6 and doc["metrics"]["overall"]["evaluated"] == 0
+    assert "6 of 6 judgements ended in an infrastructure error" in failed.stderr
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    with FakeOpenAIServer(judge_server([]), port=port) as srv:  # the same endpoint, healed
+        assert srv.base_url == url
+        again = cli(*args, "--base-url", url, cwd=tmp_path)
+        elsewhere = cli(*args, "--base-url", url + "/other", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-2000:]
+    doc = json.loads(again.stdout)
+    assert doc["summary"]["run_now"] == 6
+    assert doc["metrics"]["overall"]["pass_rate"] == pytest.approx(5 / 6)
+    assert elsewhere.returncode == 2 and "other settings (base_url)" in elsewhere.stderr
 
 
 def test_judge_config_names_the_judgements(demo_run: Path, tmp_path: Path) -> None:

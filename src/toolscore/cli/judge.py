@@ -13,7 +13,14 @@ from typing import Any
 
 import click
 
-from toolscore.cli.common import UserErrors, emit_json, progress_wanted, stdout
+from toolscore.cli.common import (
+    EXIT_INCOMPLETE,
+    UserErrors,
+    emit_json,
+    err,
+    progress_wanted,
+    stdout,
+)
 
 
 @click.command("judge")
@@ -62,12 +69,18 @@ def judge_command(run_dir: Path, judge: str, model: str | None, cache: Path | No
                         progress=progress_wanted(json_out), **options)
     if json_out:
         emit_json(run.to_dict())
-        return
-    from toolscore.report.tables import print_run_summary
+    else:
+        from toolscore.report.tables import print_run_summary
 
-    console = stdout()
-    print_run_summary(console, run.config.to_dict(), run.metrics or {}, run.summary)
-    console.print(f"judgements: {run.path}", highlight=False, soft_wrap=True)
+        console = stdout()
+        print_run_summary(console, run.config.to_dict(), run.metrics or {}, run.summary)
+        console.print(f"judgements: {run.path}", highlight=False, soft_wrap=True)
+    errored, total = run.error_count()
+    if errored:  # as `run` says it: exit 3, and how to retry exactly those
+        err.print(f"{errored} of {total} judgements ended in an infrastructure error (kept in "
+                  f"{run.path / 'samples.jsonl'}, left out of the pass rate); the same command "
+                  "again retries exactly those", highlight=False, soft_wrap=True, markup=False)
+        raise SystemExit(EXIT_INCOMPLETE)
 
 
 COMMANDS = [judge_command]

@@ -48,6 +48,8 @@ def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
                        progress: bool | str = False, **options: Any) -> Run:
     """A new run into ``out``, or, when ``out`` already holds a run of the same benchmark,
     model and options, that run finished (from cache where it was judged before)."""
+    from toolscore.models.base import strip_credentials
+
     options = _absolute(options)
     store = RunStore(out)
     if not store.exists():
@@ -57,9 +59,13 @@ def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
     stored = store.config()
     wanted = options_to_json(parse_options(benchmark_class(benchmark).Options, options,
                                            f"benchmark {benchmark!r}"))
-    if (stored.benchmark, stored.model, stored.options) != (benchmark, model, wanted):
+    endpoint = strip_credentials(base_url)  # as run.json stores it
+    if (stored.benchmark, stored.model, stored.options, stored.base_url) != (
+            benchmark, model, wanted, endpoint):
         changed = sorted(k for k in set(wanted) | set(stored.options)
                          if wanted.get(k) != stored.options.get(k))
+        if stored.base_url != endpoint:  # resumed, it would ask the stored endpoint
+            changed.insert(0, "base_url")
         if stored.model != model:
             changed.insert(0, "model")
         raise RunStoreError(f"{store.path}: already holds a {stored.benchmark} run with other "
