@@ -157,3 +157,14 @@ def test_judge_a_demo_run_in_the_reference_mode(demo_run: Path, tmp_path: Path) 
     assert {r["temperature"] for r in seen} == {0.2}
     first = next(r for r in seen if r["tools"][0]["function"]["name"] == "check_answer_status")
     assert '"return_type": "give_answer"' in first["messages"][1]["content"]
+
+
+def test_tooleval_passrate_with_failed_judgements_exits_3(demo_run: Path, tmp_path: Path) -> None:
+    with FakeOpenAIServer(judge_server([]), fault_plan=dict.fromkeys(range(9), "400")) as srv:
+        done = cli("tooleval", "passrate", str(demo_run), "--judge", "openai/fake",
+                   "--base-url", srv.base_url, "--mode", "stable", "--votes", "1", "--no-cache",
+                   "--out", str(tmp_path / "judged"), "--json", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert json.loads(done.stdout)["overall"]["errors"] == 6
+    assert "6 of 6 judgements ended in an infrastructure error" in done.stderr
+    assert "the same command again retries exactly those" in done.stderr

@@ -36,6 +36,17 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(EXIT_USAGE)
 
 
+def exit_if_incomplete(run: Any, what: str, retry: str) -> None:
+    """After the results are printed: when some of ``run``'s records ended in an
+    infrastructure error, say how many and how to retry exactly those (``retry``), exit 3."""
+    errored, total = run.error_count()
+    if errored:
+        err.print(f"{errored} of {total} {what} ended in an infrastructure error (kept in "
+                  f"{run.path / 'samples.jsonl'}, left out of the scores); {retry}",
+                  highlight=False, soft_wrap=True, markup=False)
+        raise SystemExit(EXIT_INCOMPLETE)
+
+
 def clean(value: Any) -> Any:
     """nan and inf (an undefined statistic) become null, so the document is valid JSON."""
     if isinstance(value, float) and not math.isfinite(value):

@@ -14,10 +14,9 @@ from typing import Any
 import click
 
 from toolscore.cli.common import (
-    EXIT_INCOMPLETE,
     UserErrors,
     emit_json,
-    err,
+    exit_if_incomplete,
     progress_wanted,
     stdout,
 )
@@ -75,12 +74,7 @@ def judge_command(run_dir: Path, judge: str, model: str | None, cache: Path | No
         console = stdout()
         print_run_summary(console, run.config.to_dict(), run.metrics or {}, run.summary)
         console.print(f"judgements: {run.path}", highlight=False, soft_wrap=True)
-    errored, total = run.error_count()
-    if errored:  # as `run` says it: exit 3, and how to retry exactly those
-        err.print(f"{errored} of {total} judgements ended in an infrastructure error (kept in "
-                  f"{run.path / 'samples.jsonl'}, left out of the pass rate); the same command "
-                  "again retries exactly those", highlight=False, soft_wrap=True, markup=False)
-        raise SystemExit(EXIT_INCOMPLETE)
+    exit_if_incomplete(run, "judgements", "the same command again retries exactly those")
 
 
 COMMANDS = [judge_command]

@@ -16,10 +16,10 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
-    EXIT_INCOMPLETE,
     UserErrors,
     emit_json,
     err,
+    exit_if_incomplete,
     fail,
     progress_wanted,
     stdout,
@@ -198,13 +198,8 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
         with UserErrors():
             doc["html_report"] = str(write_html(run.path, generic["html"]))
     print_run(doc, json_out)
-    errored, total = run.error_count()
-    if errored:
-        err.print(f"{errored} of {total} samples ended in an infrastructure error "
-                  "(kept in samples.jsonl, left out of the scores); retry exactly those with: "
-                  f"toolscore run {run.config.benchmark} --resume {run.path}", highlight=False,
-                  soft_wrap=True, markup=False)
-        raise SystemExit(EXIT_INCOMPLETE)
+    exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
+                       f"{run.config.benchmark} --resume {run.path}")
 
 
 def print_run(doc: dict[str, Any], json_out: bool) -> None:

@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolscore.cli.common import UserErrors, emit_json, progress_wanted
+from toolscore.cli.common import UserErrors, emit_json, exit_if_incomplete, progress_wanted
 
 tooleval_app = click.Group("tooleval", help="ToolEval: pass rate and win rate with an LLM judge.")
 
@@ -55,12 +55,7 @@ def _print(doc: dict[str, Any], json_out: bool, columns: list[tuple[str, Any]]) 
 
 def _document(run: Any) -> dict[str, Any]:
     doc = dict(run.metrics or {})
-    doc["run_dir"] = str(run.path)
-    errored = doc.get("errors") or 0
-    if errored:
-        Console(stderr=True).print(f"{errored} queries had a persistent judge infrastructure "
-                                   "failure (counted as errors; resume to retry)",
-                                   highlight=False)
+    doc["run_dir"] = str(run.path)  # errors are said after the table (exit_if_incomplete)
     return doc
 
 
@@ -146,6 +141,7 @@ def passrate(directory: Path, **kw: Any) -> None:
         ("stable mean", lambda r: r["stable"]["mean"]),
         ("stable std", lambda r: r["stable"]["std"]),
     ])
+    exit_if_incomplete(run, "judgements", "the same command again retries exactly those")
 
 
 @tooleval_app.command("winrate")
@@ -182,6 +178,7 @@ def winrate(candidate: Path, reference: Path, pref_votes: int, rounds: int,
         ("tie rate", lambda r: r.get("tie_rate")),
         ("first-shown picks", lambda r: r["position_bias"]["first_shown_pick_rate"]),
     ])
+    exit_if_incomplete(run, "comparisons", "the same command again retries exactly those")
 
 
 COMMANDS = [tooleval_app]
