@@ -111,6 +111,16 @@ def test_seeded_faults_are_deterministic_and_pass_eventually() -> None:
     assert run_once()[1] == faults
 
 
+def test_drawn_empty_answers_stay_transient() -> None:
+    """Every attempt draws an empty answer, yet the server sends at most two for one request:
+    the third attempt is answered, so the client never takes an empty answer as the model's
+    (a scripted fault plan still can: tests/models/test_cache.py)."""
+    with FakeOpenAIServer(empty_rate=1.0) as srv:
+        reply = generate(client_for(srv))
+    assert reply.tool_calls and reply.finish_reason != "empty"
+    assert srv.faults == {"empty": 2} and srv.requests == 3
+
+
 def test_connection_refused_is_retryable() -> None:
     with FakeOpenAIServer() as srv:
         url = srv.base_url

@@ -45,6 +45,9 @@ __all__ = ["FAULTS", "MALFORMED_ARGUMENTS", "FakeOpenAIServer", "Responder",
            "ScriptedResponder", "default_responder", "messages_key", "prompt_tokens",
            "reply_to_completion", "text_responder"]
 
+#: Rate-drawn empty answers one request gets at the most (a fault plan may script more).
+TRANSIENT_EMPTIES = 2
+
 #: Fault kinds understood by ``fault_plan`` and produced by the rates.
 FAULTS = ("429", "500", "400", "timeout", "empty", "malformed")
 MALFORMED_ARGUMENTS = '{"oops": '
@@ -55,7 +58,10 @@ class FakeOpenAIServer:
 
     Fault rates are probabilities per attempt: ``error_rate`` (half 429, half 500),
     ``timeout_rate`` (sleep ``timeout_sleep`` s, past the client's timeout), ``empty_rate`` (no
-    content, no tool calls) and ``malformed_rate`` (tool-call arguments replaced by invalid JSON).
+    content, no tool calls; transient: at most ``TRANSIENT_EMPTIES`` for one request, as the
+    client takes a third empty answer to one call as the model's answer, and a slow host's
+    extra retries would otherwise now and then draw three) and ``malformed_rate`` (tool-call
+    arguments replaced by invalid JSON).
     ``fault_plan`` maps an attempt number (0 = first time a request is seen) to a fault kind and
     overrides the rates, for tests that need an exact sequence (it also knows "400", a
     non-retryable bad request). ``requests`` counts requests served; ``max_in_flight`` is the
@@ -100,6 +106,7 @@ class FakeOpenAIServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self._attempts: Counter[str] = Counter()
+        self._empties: Counter[str] = Counter()  # rate-drawn empty answers, per request
         self._port = port
         self._address: tuple[str, int] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -192,6 +199,10 @@ class FakeOpenAIServer:
             attempt = self._attempts[key]
             self._attempts[key] += 1
             fault = self.fault_for(key, attempt)
+            if fault == "empty" and attempt not in self.fault_plan:
+                self._empties[key] += 1
+                if self._empties[key] > TRANSIENT_EMPTIES:
+                    fault = None
         if self.keep_requests:
             self.received.append(request)
         if fault:
