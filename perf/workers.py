@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -28,10 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+from throughput import children_cpu
 
 
 def one(benchmark: str, model: str, workers: int, extra: list[str], out: Path) -> dict:

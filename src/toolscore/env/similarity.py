@@ -284,8 +284,10 @@ class EmbeddingCache:
     def put_many(self, embedder: str, vectors: dict[str, np.ndarray]) -> None:
         rows = [(embedder, text_key(t), np.asarray(v, dtype=np.float32).tobytes())
                 for t, v in vectors.items()]
-        with self._lock, self.db:
-            self.db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
+        with self._lock:
+            db = self.db
+            with db:
+                db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
 
     def __len__(self) -> int:
         with self._lock:

@@ -293,10 +293,11 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
     if workers == 1:
         summary = await execute_run(bench, client, store, run_options, on_record)
     else:
-        summary = await run_in_workers(bench, store, WorkerJob(
-            str(store.path), None if client is None else model, base_url, cache_str, timeout,
-            dict(model_args or {}), "records" if on_record else "ticks" if progress else "none",
-            registered), run_options, workers, on_record)
+        job = WorkerJob(run_dir=str(store.path), model=None if client is None else model,
+                        base_url=base_url, cache=cache_str, timeout=timeout,
+                        model_args=dict(model_args or {}), registered=registered,
+                        relay="records" if on_record else "ticks" if progress else "none")
+        summary = await run_in_workers(bench, store, job, run_options, workers, on_record)
     with store.append_lock():  # shards: the last one to finish scores every shard's samples
         metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
         store.write_scores(metrics)

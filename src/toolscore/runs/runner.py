@@ -76,7 +76,8 @@ class RunOptions:
     limit: int | None = None
     progress: bool | str = True  # "bar", "lines" (plain lines for logs) or False
     shard: tuple[int, int] | None = None  # (K, N): only the K-th of N parts of the samples
-    # only these (sample id, epoch) keys, in this order (a worker's share, see runs.workers)
+    # only these (sample id, epoch) keys, in this order: a worker's share of the unfinished
+    # pairs (runs.workers), read from a store its parent has repaired and holds locked
     assigned: list[tuple[str, int]] | None = None
 
 
@@ -137,14 +138,14 @@ def pending(benchmark: Benchmark, store: RunStore,
             options: RunOptions) -> tuple[int, list[tuple[Sample, int]]]:
     """(how many (sample, epoch) pairs the run or its part has, those not yet finished in the
     order they start: longest first when the benchmark can tell)."""
-    finished = store.finished()
     samples = benchmark.samples()
     if options.limit is not None:
         samples = samples[: options.limit]
-    if options.assigned is not None:
+    if options.assigned is not None:  # planned by the parent: all unfinished, in order
         by_id = {s.id: s for s in samples}
         every = [(by_id[i], e) for i, e in options.assigned]
-        return len(every), [(s, e) for s, e in every if (s.id, e) not in finished]
+        return len(every), every
+    finished = store.finished()
     every = [(s, e) for e in range(options.epochs) for s in samples]
     if options.shard is not None:  # every N-th (sample, epoch) from the K-th: a fixed split
         k, n = options.shard
@@ -158,8 +159,10 @@ def pending(benchmark: Benchmark, store: RunStore,
 
 async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, options: RunOptions,
                       on_record: Any = None) -> RunSummary:
-    """Run every (sample, epoch) not yet finished in ``store``."""
-    store.repair()
+    """Run every (sample, epoch) not yet finished in ``store`` (with ``options.assigned``:
+    those pairs, planned on the repaired store by a parent holding the run's lock)."""
+    if options.assigned is None:
+        store.repair()
     total, todo = pending(benchmark, store, options)
     summary = RunSummary(total=total)
     summary.skipped = summary.total - len(todo)
