@@ -18,6 +18,12 @@ minutes per source tree.
     .venv/bin/python perf/instructions.py                       # 32 in flight, epochs 1 and 3
     .venv/bin/python perf/instructions.py --src ../other/src    # also another checkout
     .venv/bin/python perf/instructions.py --model oracle        # no HTTP at all
+    .venv/bin/python perf/instructions.py --warm --src ../other/src   # fixed costs included
+
+``--warm`` counts everything a warm run costs, its fixed costs included (loading, the ground
+truth's replay, scoring, the aggregate at the end): the instructions of two runs in one process
+less those of one, per call of the second run. That is what ``perf/throughput.py``'s warm
+milliseconds per call measure at one epoch.
 """
 
 from __future__ import annotations
@@ -39,17 +45,19 @@ import json, os, sys, tempfile
 os.environ.setdefault("OPENAI_API_KEY", "dummy")
 from toolscore.runs.api import evaluate
 with tempfile.TemporaryDirectory() as tmp:
-    run = evaluate("tooltalk", sys.argv[1], base_url=sys.argv[2] or None, cache=None,
-                   max_concurrency=int(sys.argv[3]), timeout=600, epochs=int(sys.argv[4]),
-                   out=tmp + "/run", split="hard", embedder="hashing", progress=False)
+    for i in range(int(sys.argv[5])):  # runs, one after the other in this process
+        run = evaluate("tooltalk", sys.argv[1], base_url=sys.argv[2] or None, cache=None,
+                       max_concurrency=int(sys.argv[3]), timeout=600, epochs=int(sys.argv[4]),
+                       out=f"{tmp}/run{i}", split="hard", embedder="hashing", progress=False)
     print(json.dumps({"calls": run.summary["calls"], "errors": run.summary["errors_now"]}))
 """
 COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def measure(src: str | None, model: str, base_url: str, concurrency: int,
-            epochs: int) -> tuple[int, int]:
-    """(instructions, model calls) of one run under callgrind."""
+            epochs: int, runs: int = 1) -> tuple[int, int]:
+    """(instructions, model calls of the last run) of ``runs`` runs in one process, under
+    callgrind."""
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
@@ -57,7 +65,8 @@ def measure(src: str | None, model: str, base_url: str, concurrency: int,
         env["XDG_CACHE_HOME"] = tmp
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out",
-             sys.executable, "-c", HARNESS, model, base_url, str(concurrency), str(epochs)],
+             sys.executable, "-c", HARNESS, model, base_url, str(concurrency), str(epochs),
+             str(runs)],
             capture_output=True, text=True, env=env, check=False)
     found = COLLECTED.findall(done.stderr)
     if done.returncode != 0 or not found:
@@ -76,6 +85,9 @@ def main() -> int:
     p.add_argument("--src", action="append", default=[],
                    help="Also measure this source tree (another checkout's src); repeatable.")
     p.add_argument("--latency", type=float, default=0.01, help="The fake server's, seconds.")
+    p.add_argument("--warm", action="store_true",
+                   help="Instead: the whole cost of a warm run at epochs A, fixed costs "
+                        "included (one run in a process against two), per call of that run.")
     args = p.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
@@ -89,15 +101,23 @@ def main() -> int:
     rows = []
     try:
         for src in trees:
-            (i_a, c_a), (i_b, c_b) = (measure(src, args.model, url, args.concurrency, e)
-                                      for e in args.epochs)
-            rows.append((src or "this checkout", i_a, c_a, i_b, c_b, (i_b - i_a) / (c_b - c_a)))
+            if args.warm:  # runs 1 and 2 at epochs A: the second run's instructions
+                (i_a, c_a), (i_b, c_b) = (measure(src, args.model, url, args.concurrency,
+                                                  args.epochs[0], runs) for runs in (1, 2))
+                per = (i_b - i_a) / c_b
+            else:
+                (i_a, c_a), (i_b, c_b) = (measure(src, args.model, url, args.concurrency, e)
+                                          for e in args.epochs)
+                per = (i_b - i_a) / (c_b - c_a)
+            rows.append((src or "this checkout", i_a, c_a, i_b, c_b, per))
             print(f"... {rows[-1][0]} done", file=sys.stderr)
     finally:
         parent.send("stop")
         server.join(timeout=10)
-    print(f"tooltalk hard, {args.model}, {args.concurrency} in flight, epochs {args.epochs[0]} "
-          f"and {args.epochs[1]}, under valgrind --tool=callgrind")
+    compared = (f"epochs {args.epochs[0]}, one run against two in a process (A, B)" if args.warm
+                else f"epochs {args.epochs[0]} and {args.epochs[1]} (A, B)")
+    print(f"tooltalk hard, {args.model}, {args.concurrency} in flight, {compared}, under "
+          "valgrind --tool=callgrind")
     print(f"{'source':<40} {'instr. at A':>14} {'calls':>6} {'instr. at B':>14} {'calls':>6}"
           f" {'instr. per call':>16}")
     for name, i_a, c_a, i_b, c_b, per in rows:

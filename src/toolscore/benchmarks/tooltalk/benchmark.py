@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample, option
-from toolscore.benchmarks.tooltalk import final_state, protocol
+from toolscore.benchmarks.tooltalk import final_state, loaded, protocol
 from toolscore.benchmarks.tooltalk.data import (
-    load_conversations,
-    load_databases,
     make_environment,
     require_databases,
 )
@@ -157,7 +155,8 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         self._samples: list[Sample] | None = None
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
-        self._truth_hashes = final_state.TruthHashes()
+        self._conversations: list[Any] | None = None
+        self._truth_hashes: final_state.TruthHashes | None = None
         self._shown_specs: dict[str, tuple[Tool, ToolSpec]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -191,16 +190,28 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
 
     def samples(self) -> list[Sample]:
         if self._samples is None:
-            convs = load_conversations(self.data_dir, self.split)
+            convs = loaded.conversations(self.data_dir, self.split)
             self._samples = [Sample(c.name, c, {"split": c.split}) for c in convs]
+            self._conversations = convs
         return self._samples
 
     @property
     def databases(self) -> dict[str, Any]:
         if self._databases is None:
             self._databases = ({} if self.remote and not (self.data_dir / "databases").is_dir()
-                               else load_databases(self.data_dir))
+                               else loaded.databases(self.data_dir))
         return self._databases
+
+    @property
+    def truth_hashes(self) -> final_state.TruthHashes:
+        """The ground truth's states, shared with every benchmark of this process that runs
+        the same parsed conversations, databases and plugins (:mod:`.loaded`)."""
+        if self._truth_hashes is None:
+            self.samples()
+            convs = self._conversations
+            self._truth_hashes = (final_state.TruthHashes() if convs is None
+                                  else loaded.truth(convs, self.databases, self.plugins))
+        return self._truth_hashes
 
     def environment(self, conversation: Any) -> Any:
         """The simulated world of one conversation, as the protocol runs it; also what
@@ -256,7 +267,7 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
             return self.environment(conv)
 
         truth = (None if self.remote is not None
-                 else self._truth_hashes.states(sample.id, world, conv.turns))
+                 else self.truth_hashes.states(sample.id, world, conv.turns))
         turns = []
         start = None  # the first turn starts from the reset state
         for i in protocol.assistant_turns(conv.turns):
