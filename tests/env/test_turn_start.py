@@ -9,7 +9,9 @@ conversation and every assistant turn, a world started either way (replayed + as
 restored + assumed hashes) must agree with a twin that replays and tracks nothing: right after
 the start, after the turn's ground-truth calls (which must then equal the expected hash), and
 after every other call of the conversation (ids drawn from the tools' random generators
-included: their responses are compared too), and after a reset.
+included: their responses are compared too), and after a reset. A world told the ground
+truth's end of the turn (``Environment.expect``) recognises it without hashing, and must give
+the same hashes whether or not it reaches it.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def _twin(bench: Any, conversation: Any, turns: list[Any], index: int) -> Enviro
     return env
 
 
-@pytest.mark.parametrize("start", ["replayed", "restored"])
+@pytest.mark.parametrize("start", ["replayed", "restored", "restored, end expected"])
 def test_started_worlds_agree_with_a_replayed_untracked_twin(bench: Any, start: str) -> None:
     truth = TruthHashes()
     checked = actions = 0
@@ -58,6 +60,8 @@ def test_started_worlds_agree_with_a_replayed_untracked_twin(bench: Any, start: 
                 env.restore(states[previous].checkpoint)
             if previous is not None:
                 env.assume_hashes(states[previous].databases)
+            if start.endswith("expected"):  # the ground truth's end of this turn
+                env.expect(states[i].checkpoint.blobs, states[i].databases)
             twin = _twin(bench, conv, turns, i)
             assert env.state_hash() == twin.state_hash(), (sample.id, i, "start")
             assert env.session == twin.session, (sample.id, i)
@@ -86,3 +90,33 @@ def test_nothing_is_assumed_once_the_databases_are_handed_out(bench: Any) -> Non
     env.databases  # noqa: B018  (tracking off: a claim cannot be honoured)
     env.assume_hashes({name: "not a hash" for name in env.database_hashes()})
     assert "not a hash" not in env.database_hashes().values()
+
+
+def test_an_expected_database_is_recognised_only_by_an_equal_pickle() -> None:
+    """The expected hash is taken only for a database whose pickle is the expected one (here
+    a made-up hash shows when it is taken); equal values of other types (1, 1.0, True), and
+    equal content in another key order, are hashed as always."""
+    initial = {"Alarm": {"ann": {"a1": {"time": "06:00", "on": 1}}}}
+    env = Environment([], initial)
+    expected = Environment([], initial)
+    expected.db("Alarm")["ann"]["a1"]["on"] = 0
+    hashes = expected.database_hashes()
+    blobs = expected.checkpoint().blobs
+    for value, taken in [(0, True), (0.0, False), (False, False), (1, False)]:
+        env.reset()
+        env.expect(blobs, {**hashes, "Alarm": "made up"})
+        env.db("Alarm")["ann"]["a1"]["on"] = value
+        got = env.database_hashes()["Alarm"]
+        if taken:
+            assert got == "made up"
+        else:
+            fresh = Environment([], {"Alarm": env.db("Alarm")})  # hashes what it was given
+            assert got == fresh.database_hashes()["Alarm"] != "made up"
+    env.reset()
+    env.expect(blobs, hashes)
+    env.db("Alarm")["ann"] = {"a1": {"on": 0, "time": "06:00"}}  # same content, other order
+    assert env.database_hashes() == hashes
+    env.expect(blobs, {**hashes, "Alarm": "made up"})
+    env.reset()  # forgets what was expected
+    env.db("Alarm")["ann"]["a1"]["on"] = 0
+    assert env.database_hashes() == hashes

@@ -272,7 +272,8 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         start = None  # the first turn starts from the reset state
         for i in protocol.assistant_turns(conv.turns):
             turn = await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt,
-                                                config, self.max_calls, start)
+                                                config, self.max_calls, start,
+                                                None if truth is None else truth[i])
             if truth is not None:
                 start = truth[i]
                 check = final_state.check_turn(env, turn["state_hash"], truth[i].hash, world,

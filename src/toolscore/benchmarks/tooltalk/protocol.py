@@ -96,16 +96,21 @@ async def simulate_turn(
     config: GenerateConfig,
     max_calls: int,
     start: Any = None,
+    expect: Any = None,
 ) -> dict[str, Any]:
     """Run the model on assistant turn ``index``; returns the stored turn output.
     ``start``: the ground truth's world after the previous assistant turn, when known (a
     ``final_state.TruthState``): restored rather than replayed, with its database hashes
-    known, so that only what the model changes is hashed again."""
+    known, so that only what the model changes is hashed again. ``expect``: the ground truth's
+    world after this turn, when known: a database the model leaves as the ground truth does
+    is recognised by its pickle instead of hashed (``Environment.expect``)."""
     if start is None:
         start_turn(env, turns, index)
     else:
         env.restore(start.checkpoint)
         env.assume_hashes(start.databases)
+    if expect is not None:
+        env.expect(expect.checkpoint.blobs, expect.databases)
     messages = [Message(role="system", content=prompt), *history_messages(turns, index)]
     start = len(messages)
     truth = oracle_script(turns[index])
