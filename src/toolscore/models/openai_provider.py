@@ -75,6 +75,43 @@ openai_tools_json: ToolsMemo[bytes] = ToolsMemo(
     lambda tools: _dumps([t.to_openai() for t in tools]).encode("utf-8"))
 
 
+class MessageJSON:
+    """Each message's JSON in a request body, rendered once per distinct message.
+
+    A conversation sends its history again with every call: the system prompt and earlier
+    turns on each call of a turn, the turn's calls and results on each later call. Messages
+    are found by value (every field of the message and of its tool calls: strings hash once
+    and compare by identity first), so an edited message is a new entry and the body is the
+    one :func:`build_request` gives, byte for byte. A message with an unhashable field (a
+    malformed shape a provider let through) is rendered each time. Kept until
+    ``max_chars`` characters of JSON, then started afresh.
+    """
+
+    def __init__(self, max_chars: int = 4_000_000) -> None:
+        self._texts: dict[tuple[Any, ...], str] = {}
+        self._chars = 0
+        self._max_chars = max_chars
+
+    def __call__(self, message: Message) -> str:
+        try:
+            key = (message.role, message.content, message.tool_call_id, message.name,
+                   tuple((c.id, c.name, c.arguments) for c in message.tool_calls))
+            text = self._texts.get(key)
+        except (TypeError, AttributeError):  # unhashable, or an odd shape: not kept
+            return _dumps(to_openai_messages([message])[0])
+        if text is None:
+            text = _dumps(to_openai_messages([message])[0])
+            if self._chars + len(text) > self._max_chars:
+                self._texts, self._chars = {}, 0
+            self._texts[key] = text
+            self._chars += len(text)
+        return text
+
+
+#: The messages of requests as JSON, by message (see :class:`MessageJSON`).
+openai_message_json = MessageJSON()
+
+
 def request_body(
     model: str,
     messages: list[Message],
@@ -86,10 +123,17 @@ def request_body(
     """:func:`build_request` as the JSON body of the HTTP request, without its cost per call.
 
     The tool schemas are three quarters of a ToolTalk request and the same on every call, so
-    their JSON comes from :data:`openai_tools_json` and is spliced in as the last member.
+    their JSON comes from :data:`openai_tools_json` and is spliced in as the last member; each
+    message's JSON comes from :data:`openai_message_json`.
     """
     settings = settings_and_drops(config, bool(tools), model_family(model), max_tokens_param)[0]
-    head = _dumps({"model": model, "messages": to_openai_messages(messages), **settings})
+    if "model" in settings or "messages" in settings:  # an argument overrides them in place
+        head = _dumps({"model": model, "messages": to_openai_messages(messages), **settings})
+    else:
+        rest = _dumps(settings)[1:-1]
+        head = "".join((_dumps({"model": model})[:-1], ',"messages":[',
+                        ",".join(map(openai_message_json, messages)), "]",
+                        "," if rest else "", rest, "}"))
     if not tools:
         return head.encode("utf-8")
     return b"".join((head[:-1].encode("utf-8"), b',"tools":', openai_tools_json(tools), b"}"))
