@@ -18,6 +18,7 @@ from toolscore.env.similarity import (
     SentenceTransformersEmbedder,
     Similarity,
     get_embedder,
+    shared_similarity,
 )
 
 
@@ -71,6 +72,26 @@ def test_prefetch_embeds_once_in_one_batch():
     assert len(e.batches) == 1
     sim("a b c", "g h i")
     assert e.batches[1] == ["g h i"]
+
+
+def test_memory_is_bounded_and_starts_afresh_when_full():
+    e = CountingEmbedder()
+    sim = Similarity(e, max_memory=3)
+    expected = {t: Similarity(HashingEmbedder(dim=64)).vector(t) for t in ["a", "b", "c", "d", "e"]}
+    sim.prefetch(["a", "b", "c"])
+    sim.prefetch(["d", "e"])  # over the bound: memory holds d and e only
+    assert sorted(sim._memory) == ["d", "e"]
+    for t, v in expected.items():  # a text that was dropped is fetched again, same vector
+        assert np.array_equal(sim.vector(t), v)
+    assert len(sim._memory) <= 3
+    assert [t for b in e.batches for t in b].count("a") == 2
+
+
+def test_one_similarity_per_embedder_and_cache_in_a_process(tmp_path):
+    a = shared_similarity("hashing", tmp_path / "one.sqlite")
+    assert shared_similarity("hashing", tmp_path / "one.sqlite") is a
+    assert shared_similarity("hashing", tmp_path / "two.sqlite") is not a
+    assert a.cache is not None and a.cache.path == str(tmp_path / "one.sqlite")
 
 
 def test_sqlite_cache_persists_across_instances(tmp_path):

@@ -303,13 +303,15 @@ class Similarity:
     (ToolTalk scores a null prediction 0). Identical strings score 1.0 without embedding.
 
     Call ``prefetch`` with every text a scoring pass will compare so the embedder runs once, in
-    one batch, instead of once per comparison.
+    one batch, instead of once per comparison. Vectors stay in memory (up to ``max_memory``,
+    then it starts afresh; the persistent ``cache`` keeps them all).
     """
 
     def __init__(self, embedder: Embedder | str = DEFAULT_EMBEDDER,
-                 cache: EmbeddingCache | None = None) -> None:
+                 cache: EmbeddingCache | None = None, max_memory: int = 50_000) -> None:
         self.embedder = get_embedder(embedder) if isinstance(embedder, str) else embedder
         self.cache = cache
+        self.max_memory = max_memory
         self._memory: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
@@ -329,26 +331,37 @@ class Similarity:
         """Embed (or load from the cache) every string among ``texts`` in one batch."""
         wanted = list(dict.fromkeys(t for t in texts if isinstance(t, str)))
         with self._lock:
-            missing = [t for t in wanted if t not in self._memory]
-            if missing and self.cache is not None:
-                found = self.cache.get_many(self.name, missing)
-                self._memory.update(found)
-                missing = [t for t in missing if t not in found]
-            if not missing:
-                return
-            vectors = np.asarray(self.embedder.embed(missing), dtype=np.float32)
-            if vectors.shape[0] != len(missing):
-                raise RuntimeError(f"embedder {self.name} returned {vectors.shape[0]} vectors "
-                                   f"for {len(missing)} texts")
-            fresh = dict(zip(missing, vectors, strict=True))
-            self._memory.update(fresh)
-            if self.cache is not None:
-                self.cache.put_many(self.name, fresh)
+            self._fetch(wanted)
+
+    def _fetch(self, wanted: list[str]) -> None:
+        """``prefetch`` under the lock."""
+        missing = [t for t in wanted if t not in self._memory]
+        if not missing:
+            return
+        if len(self._memory) + len(missing) > self.max_memory:
+            self._memory = {}
+        if self.cache is not None:
+            found = self.cache.get_many(self.name, missing)
+            self._memory.update(found)
+            missing = [t for t in missing if t not in found]
+        if not missing:
+            return
+        vectors = np.asarray(self.embedder.embed(missing), dtype=np.float32)
+        if vectors.shape[0] != len(missing):
+            raise RuntimeError(f"embedder {self.name} returned {vectors.shape[0]} vectors "
+                               f"for {len(missing)} texts")
+        fresh = dict(zip(missing, vectors, strict=True))
+        self._memory.update(fresh)
+        if self.cache is not None:
+            self.cache.put_many(self.name, fresh)
 
     def vector(self, text: str) -> np.ndarray:
-        if text not in self._memory:
-            self.prefetch([text])
-        return self._memory[text]
+        found = self._memory.get(text)
+        if found is None:
+            with self._lock:
+                self._fetch([text])
+                found = self._memory[text]
+        return found
 
     def __call__(self, a: Any, b: Any) -> float:
         if not isinstance(a, str) or not isinstance(b, str):
@@ -359,3 +372,19 @@ class Similarity:
         va, vb = self.vector(a).astype(np.float64), self.vector(b).astype(np.float64)
         denom = float(np.linalg.norm(va) * np.linalg.norm(vb))
         return float(va @ vb / denom) if denom else 0.0
+
+
+_SHARED: dict[tuple[str, str], Similarity] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_similarity(embedder: str, cache_path: Path) -> Similarity:
+    """The process's :class:`Similarity` for this embedder and persistent cache, shared by
+    every benchmark that scores with them: a run that follows another in the same process (a
+    sweep, a notebook) finds the texts both compare already in memory."""
+    key = (embedder, str(cache_path))
+    with _SHARED_LOCK:
+        found = _SHARED.get(key)
+        if found is None:
+            found = _SHARED[key] = Similarity(embedder, EmbeddingCache(cache_path))
+        return found

@@ -306,11 +306,11 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
     def similarity(self) -> Any:
         if self._similarity is None:
             from toolscore.data import cache_root
-            from toolscore.env.similarity import EmbeddingCache, Similarity
+            from toolscore.env.similarity import shared_similarity
 
             cache_root().mkdir(parents=True, exist_ok=True)
-            self._similarity = Similarity(self.embedder_name,
-                                          EmbeddingCache(cache_root() / "embeddings.sqlite"))
+            self._similarity = shared_similarity(self.embedder_name,
+                                                 cache_root() / "embeddings.sqlite")
         return self._similarity
 
     def warm(self) -> None:
