@@ -123,6 +123,21 @@ def test_every_framing_is_read_and_the_connection_kept(name: str, trickle: bool)
     assert server.connections == 1  # the second request reused the first connection
 
 
+@pytest.mark.parametrize("framing", ["length", "chunked", "gzip"])
+def test_bodies_longer_than_a_receive_buffer_arrive_whole(framing: str) -> None:
+    """Each connection receives into its own buffer of RECEIVE_SIZE bytes: a body many times
+    that long, sent at once, is read in many receives and comes back byte for byte."""
+    from toolscore.models.http1 import RECEIVE_SIZE
+
+    big = json.dumps({"text": "".join(chr(0x41 + i % 57) for i in range(9 * RECEIVE_SIZE + 7)),
+                      "n": list(range(3000))}).encode()
+    reply = {"length": length(big), "chunked": chunked(big),
+             "gzip": length(gzip.compress(big), "Content-Encoding: gzip")}[framing]
+    replies, server = run([reply, length(OK), reply])
+    assert replies == [json.loads(big), {"ok": 1}, json.loads(big)]
+    assert server.connections == 1
+
+
 def test_a_body_read_to_close_ends_the_connection() -> None:
     reply = b"HTTP/1.1 200 OK\r\n\r\n" + OK
     replies, server = run([reply, reply], close_after=True)

