@@ -120,3 +120,40 @@ def test_an_expected_database_is_recognised_only_by_an_equal_pickle() -> None:
     env.reset()  # forgets what was expected
     env.db("Alarm")["ann"]["a1"]["on"] = 0
     assert env.database_hashes() == hashes
+
+
+def test_a_restored_world_loads_a_database_only_when_asked_and_loses_nothing() -> None:
+    """restore() keeps each database as its pickle until a tool asks for it: hashing it,
+    checkpointing it, peeking at it, handing out every database and resetting must all see
+    the restored content (compared with a world that replayed the same change)."""
+    initial = {"Alarm": {"ann": {"a1": {"time": "06:00"}}}, "Email": {"ann": {}}}
+    source = Environment([], initial)
+    source.db("Alarm")["ann"]["a2"] = {"time": "07:00"}
+    source.db("Email")["bob"] = {}
+    saved = source.checkpoint()
+    want = source.database_hashes()
+    for use in ["hash", "checkpoint", "peek", "db", "databases", "reset", "expect"]:
+        env = Environment([], initial)
+        env.peek("Alarm")  # the initial Alarm, read before the restore, must not survive it
+        env.restore(saved)
+        if use == "hash":
+            assert env.database_hashes() == want and env.state_hash() == source.state_hash()
+        elif use == "checkpoint":
+            again = Environment([], initial)
+            again.restore(env.checkpoint())
+            assert again.databases == source.databases
+        elif use == "peek":
+            assert env.peek("Alarm") == source.peek("Alarm")
+            assert env.database_hashes() == want
+        elif use == "db":
+            env.db("Email")["carol"] = {}
+            assert env.databases["Email"] == {"ann": {}, "bob": {}, "carol": {}}
+            assert env.databases["Alarm"] == source.databases["Alarm"]
+        elif use == "databases":
+            assert env.databases == source.databases
+        elif use == "reset":
+            env.reset()
+            assert env.databases == initial
+        else:
+            env.expect(saved.blobs, {**want, "Alarm": "made up"})  # recognised unloaded
+            assert env.database_hashes()["Alarm"] == "made up"

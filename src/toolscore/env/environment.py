@@ -124,6 +124,9 @@ class Environment:
     # out the whole ``databases`` dict gives up that tracking until the next reset.
     @property
     def databases(self) -> dict[str, Any]:
+        for name, blob in self._restored.items():
+            self._dbs[name] = pickle.loads(blob)
+        self._restored = {}
         if self._lazy:
             for name in self._initial.keys() - self._dbs.keys():
                 self._dbs[name] = pickle.loads(self._initial[name])
@@ -133,6 +136,7 @@ class Environment:
     @databases.setter
     def databases(self, value: dict[str, Any]) -> None:
         self._dbs = value
+        self._restored = {}
         self._touched = None
         self._lazy = False  # the given dict is the whole state until the next reset
 
@@ -144,6 +148,7 @@ class Environment:
             for name in self._touched | self._assumed_touched:
                 self._dbs.pop(name, None)
         self._touched = set()
+        self._restored: dict[str, bytes] = {}  # see restore
         self._known = {}  # see assume_hashes
         self._expected = ({}, {})  # see expect
         self._assumed_touched = set()
@@ -166,10 +171,17 @@ class Environment:
         self._initial = snapshot.blobs
         self._initial_hashes = snapshot.hashes
 
+    def _source(self, name: str) -> bytes | None:
+        """The pickle a database not loaded yet is loaded from (restored, else initial)."""
+        blob = self._restored.pop(name, None)
+        if blob is None and self._lazy:
+            blob = self._initial.get(name)
+        return blob
+
     def db(self, name: str) -> Any:
         data = self._dbs.get(name)
         if data is None:
-            blob = self._initial.get(name) if self._lazy else None
+            blob = self._source(name)
             data = self._dbs[name] = {} if blob is None else pickle.loads(blob)
             if blob is None and self._touched is not None:
                 self._touched.add(name)  # a new database: reset() must drop it
@@ -186,6 +198,7 @@ class Environment:
                    else (self._touched | self._assumed_touched) & self._dbs.keys())
         blobs = {name: pickle.dumps(self._dbs[name], protocol=pickle.HIGHEST_PROTOCOL)
                  for name in changed}
+        blobs.update(self._restored)  # restored, never loaded: unchanged since
         return Checkpoint(blobs, _copy(self.session),
                           {name: rng.getstate() for name, rng in self._rngs.items()})
 
@@ -193,10 +206,11 @@ class Environment:
         """Reset, then take the state of ``checkpoint`` (taken in a world built like this one:
         same plugins, same initial databases). Cheaper than replaying the calls that led
         there: the reference protocol starts each turn from the ground truth of every earlier
-        turn."""
+        turn. A database is unpickled only when a tool first asks for it."""
         self.reset()
         for name, blob in checkpoint.blobs.items():
-            self._dbs[name] = pickle.loads(blob)
+            self._dbs.pop(name, None)  # (one a lookup read from the initial state)
+            self._restored[name] = blob
             self._touched.add(name)  # type: ignore[union-attr]  (reset() just made it a set)
         self.session = _copy(checkpoint.session)
         for name, state in checkpoint.rngs.items():
@@ -212,7 +226,7 @@ class Environment:
         """
         data = self._dbs.get(name)
         if data is None:
-            blob = self._initial.get(name) if self._lazy else None
+            blob = self._source(name)
             if blob is None:
                 return self.db(name)  # a new database is created (and tracked) by db()
             data = self._dbs[name] = pickle.loads(blob)
@@ -233,7 +247,8 @@ class Environment:
         """Each database's canonical hash, by name (what :meth:`state_hash` combines)."""
         parts = {}
         tracked = self._touched is not None
-        names = self._dbs.keys() | self._initial.keys() if self._lazy else self._dbs.keys()
+        names = (self._dbs.keys() | self._initial.keys() | self._restored.keys() if self._lazy
+                 else self._dbs.keys())
         for name in sorted(names):
             if tracked and name not in self._touched:  # type: ignore[operator]
                 if name in self._known:
@@ -249,13 +264,17 @@ class Environment:
         return parts
 
     def _hash_database(self, name: str) -> str:
-        data = self._dbs[name] if name in self._dbs else self._load(name)
+        restored = self._restored.get(name)  # a restored database is hashed without loading
+        data = None if restored is not None else (
+            self._dbs[name] if name in self._dbs else self._load(name))
         blobs, hashes = self._expected
         if name in hashes:
             blob = blobs.get(name, self._initial.get(name))
-            if blob is not None and pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL) == blob:
+            mine = (restored if restored is not None
+                    else pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+            if mine == blob:
                 return hashes[name]
-        return _hash_json(data)
+        return _hash_json(pickle.loads(restored) if restored is not None else data)
 
     def expect(self, blobs: dict[str, bytes], hashes: dict[str, str]) -> None:
         """Name a state this world may reach before its next reset: the databases of another
