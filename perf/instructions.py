@@ -23,7 +23,16 @@ minutes per source tree.
 ``--warm`` counts everything a warm run costs, its fixed costs included (loading, the ground
 truth's replay, scoring, the aggregate at the end): the instructions of two runs in one process
 less those of one, per call of the second run. That is what ``perf/throughput.py``'s warm
-milliseconds per call measure at one epoch.
+milliseconds per call measure at one epoch. It also measures the checkout issue 12 measured
+(c5ee324, one epoch only, through its ``start_run``), which turns the issue's milliseconds into
+this checkout's on the issue's host:
+
+    git worktree add --detach ../c5ee324 c5ee324
+    .venv/bin/python perf/instructions.py --warm --src ../c5ee324/src
+
+Under valgrind's slowdown c5ee324 ends 7 of the 50 samples in errors (the fake server finds no
+scripted reply for some of its requests; it makes 384 calls instead of 415) and the script says
+so; without valgrind it completes all 50.
 """
 
 from __future__ import annotations
@@ -43,7 +52,18 @@ from throughput import serve
 HARNESS = """
 import json, os, sys, tempfile
 os.environ.setdefault("OPENAI_API_KEY", "dummy")
-from toolscore.runs.api import evaluate
+try:
+    from toolscore.runs.api import evaluate
+except ImportError:  # a checkout from before the Python API (c5ee324, where issue 12 measured)
+    import openai  # (imported by the provider on first use; here, outside the runs)
+    from toolscore.runs.session import RunRequest, start_run
+
+    def evaluate(benchmark, model, *, out, split, embedder, epochs, progress, **kw):
+        assert epochs == 1, "that checkout runs one epoch"
+        result = start_run(RunRequest(benchmark, model, **kw,
+                                      options={"split": split, "embedder": embedder}), out)
+        return type("Run", (), {"summary": {"errors_now": result["summary"].get("errors", 0),
+                                            **result["summary"]}})
 with tempfile.TemporaryDirectory() as tmp:
     for i in range(int(sys.argv[5])):  # runs, one after the other in this process
         run = evaluate("tooltalk", sys.argv[1], base_url=sys.argv[2] or None, cache=None,
@@ -72,8 +92,9 @@ def measure(src: str | None, model: str, base_url: str, concurrency: int,
     if done.returncode != 0 or not found:
         sys.exit(f"the harness under valgrind failed ({done.returncode}): {done.stderr[-2000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    if result["errors"]:
-        sys.exit(f"the run had {result['errors']} errors")
+    if result["errors"]:  # (c5ee324 under valgrind: 7 of 50 samples, see the docstring)
+        print(f"warning: {src or 'this checkout'}: {result['errors']} samples ended in errors; "
+              "per call divides by the calls made", file=sys.stderr)
     return int(found[-1]), int(result["calls"])
 
 
