@@ -36,6 +36,8 @@ log = safe_logger("toolscore.models")  # endpoint text in warnings is shown, nev
 _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary()
 )
+_LAST_LIMITS: list[tuple[weakref.ref[asyncio.AbstractEventLoop],
+                        dict[str, asyncio.Semaphore]] | None] = [None]
 _RECORD_LOCK = threading.Lock()
 
 
@@ -46,7 +48,12 @@ def model_semaphore(name: str, limit: int) -> asyncio.Semaphore:
     share the existing one (a provider's limit is a property of the provider, not the caller).
     """
     loop = asyncio.get_running_loop()
-    per_loop = _LIMITS.setdefault(loop, {})
+    last = _LAST_LIMITS[0]
+    if last is not None and last[0]() is loop:  # (no weak reference made per model call)
+        per_loop = last[1]
+    else:
+        per_loop = _LIMITS.setdefault(loop, {})
+        _LAST_LIMITS[0] = (weakref.ref(loop), per_loop)
     sem = per_loop.get(name)
     if sem is None:
         sem = per_loop[name] = asyncio.Semaphore(max(1, limit))

@@ -38,19 +38,27 @@ class PerLoop(Generic[T]):
         self._items: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[T, object]] = (
             weakref.WeakKeyDictionary()
         )
+        # the loop asked last and its instance: a lookup in a WeakKeyDictionary makes a weak
+        # reference each time, and every model call asks
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], T] | None = None
 
     async def get(self) -> T:
         loop = asyncio.get_running_loop()
+        last = self._last
+        if last is not None and last[0]() is loop:
+            return last[1]
         entry = self._items.get(loop)
         if entry is None:
             item = self._make()
             hook = _close_at_shutdown(lambda: self._close(item))
             entry = self._items[loop] = (item, hook)
             await hook.__anext__()  # park it at ``yield``; the loop now tracks it
+        self._last = (weakref.ref(loop), entry[0])
         return entry[0]
 
     async def aclose(self) -> None:
         """Close this loop's instance now (optional: loop shutdown does it anyway)."""
+        self._last = None
         entry = self._items.pop(asyncio.get_running_loop(), None)
         if entry is not None:
             await entry[1].aclose()  # type: ignore[attr-defined]

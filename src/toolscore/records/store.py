@@ -299,8 +299,7 @@ class RunStore:
     def append(self, record: dict[str, Any] | SampleRecord) -> None:
         if isinstance(record, SampleRecord):
             record = record.to_dict()
-        self.path.mkdir(parents=True, exist_ok=True)
-        data = json_line(record).encode("utf-8")
+        data = json_line(record).encode("utf-8")  # (the lock makes the folder if it is gone)
         # Under the append lock, in one write: shards of a run append to this file at once,
         # and a shard killed mid-line must not glue its partial line to the next record.
         with self.append_lock(), open(self.samples_path, "a+b", buffering=0) as fh:

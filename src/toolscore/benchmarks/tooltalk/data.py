@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,9 +49,9 @@ class Conversation:
     metadata: dict[str, Any]
     turns: list[Turn]
 
-    @property
+    @cached_property
     def now(self) -> datetime:
-        """The simulated "now" of the conversation (``metadata.timestamp``)."""
+        """The simulated "now" of the conversation (``metadata.timestamp``), parsed once."""
         return datetime.strptime(self.metadata["timestamp"], TIMESTAMP_FORMAT)
 
     @property
