@@ -214,3 +214,22 @@ def test_warnings_show_endpoint_text_never_obey_it(caplog: pytest.LogCaptureFixt
     err = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("toolscore"))
     assert "failed" in err and "\\x1b[2J" in err and "\\u202e" in err
     assert "\x1b" not in err and "\u202e" not in err and "\x07" not in err
+
+
+def test_loop_table_keeps_a_value_per_loop_and_forgets_a_loop_that_is_gone() -> None:
+    import gc
+
+    from toolscore.models.loopbound import LoopTable
+
+    table: LoopTable[str] = LoopTable()
+    one, two = asyncio.new_event_loop(), asyncio.new_event_loop()
+    table.set(one, "a")
+    table.set(two, "b")
+    for _ in range(2):  # alternating: the last loop asked is never taken for the other
+        assert (table.get(one), table.get(two)) == ("a", "b")
+    assert table.pop(one) == "a" and table.get(one) is None and table.get(two) == "b"
+    two.close()
+    del two
+    gc.collect()
+    assert len(table._items) == 0 and table.get(one) is None
+    one.close()

@@ -110,7 +110,6 @@ class Environment:
         self._touched: set[str] | None = None  # None: unknown, treat every database as changed
         self._assumed_touched: set[str] = set()  # touched before assume_hashes: reset drops
         self._known: dict[str, str] = {}
-        self._expected: tuple[dict[str, bytes], dict[str, str]] = ({}, {})
         self._lazy = True  # databases not in _dbs are loaded from the snapshot when asked for
         self.reset()
 
@@ -150,7 +149,7 @@ class Environment:
         self._touched = set()
         self._restored: dict[str, bytes] = {}  # see restore
         self._known = {}  # see assume_hashes
-        self._expected = ({}, {})  # see expect
+        self._expected: tuple[dict[str, bytes], dict[str, str]] = ({}, {})  # see expect
         self._assumed_touched = set()
         self._lazy = True
         self._reads: dict[str, int] | None = None

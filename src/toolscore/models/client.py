@@ -18,12 +18,12 @@ import json
 import random
 import threading
 import time
-import weakref
 from pathlib import Path
 
 from toolscore.models.accounting import record_usage
 from toolscore.models.base import InfraError, Model, model_secrets, redact
 from toolscore.models.cache import ResponseCache, cache_key
+from toolscore.models.loopbound import LoopTable
 from toolscore.models.retry import RetryPolicy, call_with_retry
 from toolscore.models.shared_limit import limiter_for
 from toolscore.text import safe_logger
@@ -33,11 +33,7 @@ log = safe_logger("toolscore.models")  # endpoint text in warnings is shown, nev
 
 # One semaphore per (event loop, model name): every client of a model shares the provider's
 # concurrency limit. asyncio primitives belong to one loop, hence the per-loop table.
-_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary()
-)
-_LAST_LIMITS: list[tuple[weakref.ref[asyncio.AbstractEventLoop],
-                        dict[str, asyncio.Semaphore]] | None] = [None]
+_LIMITS: LoopTable[dict[str, asyncio.Semaphore]] = LoopTable()
 _RECORD_LOCK = threading.Lock()
 
 
@@ -48,12 +44,10 @@ def model_semaphore(name: str, limit: int) -> asyncio.Semaphore:
     share the existing one (a provider's limit is a property of the provider, not the caller).
     """
     loop = asyncio.get_running_loop()
-    last = _LAST_LIMITS[0]
-    if last is not None and last[0]() is loop:  # (no weak reference made per model call)
-        per_loop = last[1]
-    else:
-        per_loop = _LIMITS.setdefault(loop, {})
-        _LAST_LIMITS[0] = (weakref.ref(loop), per_loop)
+    per_loop = _LIMITS.get(loop)
+    if per_loop is None:
+        per_loop = {}
+        _LIMITS.set(loop, per_loop)
     sem = per_loop.get(name)
     if sem is None:
         sem = per_loop[name] = asyncio.Semaphore(max(1, limit))
