@@ -24,6 +24,32 @@ class InfraError(Exception):
         self.retry_after = retry_after  # seconds the server asked us to wait (Retry-After)
 
 
+class ModelCrashed(Exception):
+    """The process that runs a model's native code died (a segfault, an abort, the OOM killer).
+
+    Not an infrastructure error to retry sample by sample (a crashing native library crashes
+    again) and never the model's mistake: the run stops, keeps what finished, and says how to
+    resume. ``signal`` is the signal number that ended the process, when one did."""
+
+    def __init__(self, message: str, *, signal: int | None = None, exit_code: int | None = None):
+        super().__init__(message)
+        self.signal = signal
+        self.exit_code = exit_code
+
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (workers)
+        return (_rebuild_crash, (str(self), self.signal, self.exit_code))
+
+
+def _rebuild_crash(message: str, signal: int | None, exit_code: int | None) -> ModelCrashed:
+    return ModelCrashed(message, signal=signal, exit_code=exit_code)
+
+
+class EndpointUnreachable(ValueError):
+    """Nothing answers at a model's endpoint (connection refused, unknown host) before a run
+    starts: a mistake in what was asked (a wrong ``--base-url``), said in one line at once
+    rather than after every sample has spent its retries."""
+
+
 E = TypeVar("E", bound=Exception)
 
 
