@@ -87,6 +87,25 @@ class UserErrors:
         return False
 
 
+class StoppedRuns:
+    """``with StoppedRuns():`` around a run: a run that stopped for a reason toolscore knows
+    (a model process that crashed, a worker that died, Ctrl-C) is one line saying what
+    happened, what was kept and the exact command that resumes it; exit 3 (130 on Ctrl-C).
+    Tracebacks stay for real bugs."""
+
+    def __enter__(self) -> StoppedRuns:
+        return self
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+        from toolscore.runs.stopped import RunInterrupted, RunStopped
+
+        if isinstance(value, (RunStopped, RunInterrupted)):
+            err.print(f"[red]stopped:[/red] {escape(printable(' '.join(str(value).split())))}",
+                      highlight=False, soft_wrap=True)
+            raise SystemExit(130 if value.interrupted else EXIT_INCOMPLETE)
+        return False
+
+
 def fmt(value: Any, kind: str = "number", digits: int = 1) -> str:
     """A metric for a table: rates as percentages, counts as integers, '-' when missing."""
     if value is None or isinstance(value, bool) and kind != "rate":

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
+    StoppedRuns,
     UserErrors,
     emit_json,
     err,
@@ -168,7 +169,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
 
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
-    with UserErrors():
+    with UserErrors(), StoppedRuns():
         check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:
