@@ -227,6 +227,11 @@ def test_argument_errors_name_the_reference_callable(name, arguments, exception)
 def test_reference_exception_texts(name, arguments, exception):
     env = toy_env()
     env.db("HistoricWeather")["springfield"] = {"may": {"min_temp": 50}}
+    # without an entry (an inbox: a non-empty one), these answer before parsing anything
+    env.db("Calendar")["amy"] = {}
+    env.db("Email")["amy"] = {"m": {"email_id": "m", "date": "2023-04-01 10:00:00",
+                                    "sender": "bo@example.com", "receivers": [],
+                                    "subject": "s", "body": "b"}}
     assert env.call(name, arguments).exception == exception
 
 

@@ -10,6 +10,7 @@ world (the model reads them, the scorer compares them), so they are kept in one 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from datetime import datetime
@@ -18,7 +19,7 @@ from typing import Any
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.env.environment import Environment, Session
 from toolscore.env.plugin import Plugin
-from toolscore.env.tool import tool
+from toolscore.env.tool import Tool, tool
 
 ACCOUNT_DB = "Account"
 DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -34,6 +35,8 @@ BAD_EMAIL = "The email format is invalid."
 BAD_PHONE = "The phone number format is invalid."
 WRONG_EMAIL = "The email is incorrect."
 WRONG_CODE = "The verification code is incorrect."
+ALREADY_LOGGED_IN = "The user is already logged in."
+NOTHING_TO_UPDATE = "You need to provide at least one of new_email and new_phone_number."
 PUBLIC_FIELDS = ("username", "email", "phone", "name")
 
 
@@ -135,11 +138,16 @@ def _new_session(env: Environment, tool_name: str, account: dict[str, Any]) -> s
     return token
 
 
-def _check_contact(email: Any, phone: Any) -> None:
-    if email is not None and not EMAIL_PATTERN.match(email):
+def _valid_email(value: Any, name: str) -> str:
+    if not EMAIL_PATTERN.match(require_text(value, name)):
         raise ValueError(BAD_EMAIL)
-    if phone is not None and not PHONE_PATTERN.match(phone):
+    return value
+
+
+def _valid_phone(value: Any, name: str) -> str:
+    if not PHONE_PATTERN.match(require_text(value, name)):
         raise ValueError(BAD_PHONE)
+    return value
 
 
 # -- tools ---------------------------------------------------------------------------------------
@@ -153,10 +161,9 @@ def change_password(env: Environment, session_token: str, old_password: str,
         new_password: The password the user wants from now on.
     """
     account = env.db(ACCOUNT_DB)[current_user(env, session_token)]
-    require_text(new_password, "new_password")
     if account.get("password") != old_password:
         raise PermissionError(WRONG_OLD_PASSWORD)
-    account["password"] = new_password
+    account["password"] = require_text(new_password, "new_password")
     return success()
 
 
@@ -199,14 +206,15 @@ def query_user(env: Environment, session_token: str, username: str | None = None
         email: The exact email address to look for.
     """
     current_user(env, session_token)
-    require_text(username, "username", optional=True)
-    require_text(email, "email", optional=True)
     if username is None and email is None:
         raise ValueError("Provide a username or an email to search for.")
-    users = [_public(account) for name, account in env.db(ACCOUNT_DB).items()
-             if (username is None or name == username)
-             and (email is None or account.get("email") == email)]
-    return {"users": users}
+    require_text(username, "username", optional=True)
+    require_text(email, "email", optional=True)
+    accounts = env.db(ACCOUNT_DB)
+    if username is not None:  # the reference looks the username up and never reads the email
+        return {"users": [_public(accounts[username])] if username in accounts else []}
+    return {"users": [_public(account) for account in accounts.values()
+                      if account.get("email") == email]}
 
 
 @tool("RegisterUser", action=True, equivalence=rule_for("RegisterUser"))
@@ -221,15 +229,16 @@ def register_user(env: Environment, username: str, password: str, email: str,
         name: The user's full name.
         phone: The user's phone number, formatted 123-456-7890.
     """
-    _refuse_second_login(env)
-    for value, field in ((username, "username"), (password, "password"), (email, "email")):
-        require_text(value, field)
-    require_text(name, "name", optional=True)
-    require_text(phone, "phone", optional=True)
     accounts = env.db(ACCOUNT_DB)
     if username in accounts:
         raise ValueError(USERNAME_TAKEN)
-    _check_contact(email, phone)
+    _valid_email(email, "email")
+    if phone is not None:
+        _valid_phone(phone, "phone")
+    # values the reference never reads come last, so they never hide one of its checks
+    require_text(username, "username")
+    require_text(password, "password")
+    require_text(name, "name", optional=True)
     account = {"username": username, "email": email, "phone": phone, "name": name,
                "password": password, "session_token": None}
     accounts[username] = account
@@ -248,11 +257,10 @@ def reset_password(env: Environment, username: str, verification_code: str,
         new_password: The new password.
     """
     account = _account(env, username)
-    require_text(new_password, "new_password")
     code = account.get("verification_code")
     if code is None or str(verification_code) != code:
         raise PermissionError(WRONG_CODE)
-    account["password"] = new_password
+    account["password"] = require_text(new_password, "new_password")
     del account["verification_code"]
     return success()
 
@@ -289,13 +297,16 @@ def update_account_information(env: Environment, session_token: str, password: s
     account = env.db(ACCOUNT_DB)[current_user(env, session_token)]
     if account.get("password") != password:
         raise PermissionError(WRONG_PASSWORD)
-    for value, field in ((new_email, "new_email"), (new_phone_number, "new_phone_number"),
-                         (new_name, "new_name")):
-        require_text(value, field, optional=True)
-    _check_contact(new_email, new_phone_number)
-    for field, value in (("email", new_email), ("phone", new_phone_number), ("name", new_name)):
-        if value is not None:
-            account[field] = value
+    if new_email is None and new_phone_number is None:  # a new name alone is refused
+        raise ValueError(NOTHING_TO_UPDATE)
+    # each field is checked and written in turn, as the reference does: a bad phone number
+    # fails the call after a good new email was already stored
+    if new_email is not None:
+        account["email"] = _valid_email(new_email, "new_email")
+    if new_phone_number is not None:
+        account["phone"] = _valid_phone(new_phone_number, "new_phone_number")
+    if new_name is not None:
+        account["name"] = require_text(new_name, "new_name")
     return success()
 
 
@@ -307,11 +318,36 @@ def user_login(env: Environment, username: str, password: str) -> dict[str, Any]
         username: The username of the account.
         password: The password of the account.
     """
-    _refuse_second_login(env)
     account = _account(env, username)
     if account.get("password") != password:
         raise PermissionError(WRONG_PASSWORD)
+    if account.get("session_token") is not None:
+        raise PermissionError(ALREADY_LOGGED_IN)
     return {"session_token": _new_session(env, "UserLogin", account)}
+
+
+def _one_session_first(opener: Tool) -> Tool:
+    """Refuse a second log-in before the tool's arguments are bound.
+
+    The reference's executor refuses UserLogin and RegisterUser while someone is logged in
+    before it calls the tool, so that refusal wins over a missing or unexpected argument. The
+    Environment checks the arguments before it calls ``fn``; here ``fn`` takes any keywords,
+    refuses, then checks them against the tool's own signature.
+    """
+    inner = opener.fn
+
+    def refuse_then_call(env: Environment, /, **arguments: Any) -> dict[str, Any]:
+        _refuse_second_login(env)
+        # the tool as declared (its label is set when the plugins are assembled)
+        dataclasses.replace(opener, fn=inner).check_arguments(arguments)
+        return inner(env, **arguments)
+
+    opener.fn = refuse_then_call
+    return opener
+
+
+user_login = _one_session_first(user_login)
+register_user = _one_session_first(register_user)
 
 
 PLUGIN = Plugin(

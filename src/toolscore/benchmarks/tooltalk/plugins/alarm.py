@@ -20,11 +20,18 @@ ALARM_DB = "Alarm"
 TIME_FORMAT = "%H:%M:%S"
 
 
-def _alarms(env: Environment, session_token: str) -> dict[str, Any]:
-    return env.db(ALARM_DB).setdefault(current_user(env, session_token), {})
-
-
 NOT_FOUND = "Alarm {id} not found."
+BAD_RANGE = "Start range must be earlier than end range."
+
+
+def _alarms(env: Environment, session_token: str) -> dict[str, Any] | None:
+    """The user's alarms; None for a user the Alarm database has no entry for.
+
+    Only AddAlarm creates that entry, as in the reference: until then FindAlarms answers an
+    empty list without reading its arguments, which differs from a user whose alarms were all
+    deleted.
+    """
+    return env.db(ALARM_DB).get(current_user(env, session_token))
 
 
 def _clock(value: Any) -> str:
@@ -39,8 +46,8 @@ def add_alarm(env: Environment, session_token: str, time: str) -> dict[str, Any]
     Args:
         time: The time the alarm rings, in 24-hour format %H:%M:%S, e.g. 18:30:00.
     """
-    alarms = _alarms(env, session_token)
-    when = _clock(time)
+    when = _clock(time)  # before the session lookup, as in the reference
+    alarms = env.db(ALARM_DB).setdefault(current_user(env, session_token), {})
     alarm_id = random_id(env, "AddAlarm", 4, 4)
     alarms[alarm_id] = {"alarm_id": alarm_id, "time": when}
     return {"alarm_id": alarm_id}
@@ -54,6 +61,8 @@ def delete_alarm(env: Environment, session_token: str, alarm_id: str) -> dict[st
         alarm_id: The id of the alarm, as returned by AddAlarm or FindAlarms.
     """
     alarms = _alarms(env, session_token)
+    if alarms is None:  # not found, whatever the id (even one that is no valid key)
+        raise LookupError(NOT_FOUND.format(id=alarm_id))
     find_item(alarms, alarm_id, NOT_FOUND)
     del alarms[alarm_id]
     return success()
@@ -69,8 +78,12 @@ def find_alarms(env: Environment, session_token: str, start_range: str | None = 
         end_range: Latest alarm time to include, %H:%M:%S (default 23:59:59).
     """
     alarms = _alarms(env, session_token)
+    if alarms is None:
+        return {"alarms": []}  # the range is not even parsed
     start = _clock(start_range) if start_range is not None else "00:00:00"
     end = _clock(end_range) if end_range is not None else "23:59:59"
+    if start > end:
+        raise ValueError(BAD_RANGE)
     found = [dict(a) for a in alarms.values()
              if isinstance(a.get("time"), str) and start <= a["time"] <= end]
     return {"alarms": found}

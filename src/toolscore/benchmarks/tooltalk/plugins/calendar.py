@@ -8,7 +8,6 @@ scheduled in the past, which is why the conversations' timestamps matter.
 from __future__ import annotations
 
 import copy
-from datetime import datetime
 from typing import Any, Literal
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
@@ -27,23 +26,31 @@ from toolscore.env.tool import json_copy, tool
 
 CALENDAR_DB = "Calendar"
 NOT_FOUND = "Event {id} not found."
+NO_EVENTS = "User {username} has no events."
+BAD_RANGE = "Start time must be before end time."
+END_NEEDED = "new_end_time must be provided if new_start_time is provided."
+START_NEEDED = "new_start_time must be provided if new_end_time is provided."
 EVENT_TYPES = ("meeting", "event")
 
 
-def _events(env: Environment, username: str) -> dict[str, Any]:
-    return env.db(CALENDAR_DB).setdefault(username, {})
+def _events(env: Environment, username: str) -> dict[str, Any] | None:
+    """The user's events; None for a user the Calendar database has no entry for.
+
+    Only CreateEvent creates that entry, as in the reference: until then QueryCalendar fails
+    without reading its arguments, and a lookup by id finds nothing.
+    """
+    return env.db(CALENDAR_DB).get(username)
 
 
-def _future(env: Environment, value: Any, name: str) -> datetime:
-    when = parse_timestamp(value)
-    if when < env.now:
-        raise ValueError(f"{name} {value} is in the past.")
-    return when
-
-
-def _check_order(start: datetime, end: datetime) -> None:
+def _check_times(env: Environment, start_text: Any, end_text: Any, name: str) -> None:
+    """Both times parsed, then their order, then "not in the past", as the reference checks
+    them (the end cannot be past if the start is not and the end comes later)."""
+    start = parse_timestamp(start_text)
+    end = parse_timestamp(end_text)
     if end < start:
         raise ValueError("The end time is before the start time.")
+    if start < env.now:
+        raise ValueError(f"{name} {start_text} is in the past.")
 
 
 @tool("CreateEvent", action=True, auth=True, equivalence=rule_for("CreateEvent"))
@@ -64,21 +71,22 @@ def create_event(env: Environment, session_token: str, name: str,
         description: Details about the event.
         attendees: Usernames of the people invited.
     """
-    username = current_user(env, session_token)
-    require_text(name, "name")
+    # the reference checks the type (and a meeting's attendees) before the session and the times
     if event_type not in EVENT_TYPES:
         raise ValueError(f"event_type must be one of {', '.join(EVENT_TYPES)}, "
                          f"got {event_type!r}.")
-    _check_order(_future(env, start_time, "start_time"), parse_timestamp(end_time))
+    if event_type == "meeting" and not attendees:
+        raise ValueError("A meeting must have attendees.")
+    username = current_user(env, session_token)
+    _check_times(env, start_time, end_time, "start_time")
+    require_text(name, "name")
     require_text(location, "location", optional=True)
     require_text(description, "description", optional=True)
     attendees = require_text_list(attendees, "attendees", optional=True)
-    if event_type == "meeting" and not attendees:
-        raise ValueError("A meeting must have attendees.")
     if attendees is not None and username not in attendees:
         attendees.append(username)
     event_id = random_id(env, "CreateEvent", 8, 4)
-    _events(env, username)[event_id] = {
+    env.db(CALENDAR_DB).setdefault(username, {})[event_id] = {
         "event_id": event_id, "name": name, "event_type": event_type,
         "start_time": start_time, "end_time": end_time, "location": location,
         "description": description, "attendees": attendees,
@@ -87,7 +95,10 @@ def create_event(env: Environment, session_token: str, name: str,
 
 
 def _event(env: Environment, username: str, event_id: Any) -> dict[str, Any]:
-    return find_item(_events(env, username), event_id, NOT_FOUND)
+    events = _events(env, username)
+    if events is None:  # not found, whatever the id (even one that is no valid key)
+        raise LookupError(NOT_FOUND.format(id=event_id))
+    return find_item(events, event_id, NOT_FOUND)
 
 
 @tool("DeleteEvent", action=True, auth=True, equivalence=rule_for("DeleteEvent"))
@@ -99,7 +110,7 @@ def delete_event(env: Environment, session_token: str, event_id: str) -> dict[st
     """
     username = current_user(env, session_token)
     _event(env, username, event_id)
-    del _events(env, username)[event_id]
+    del env.db(CALENDAR_DB)[username][event_id]
     return success()
 
 
@@ -121,27 +132,26 @@ def modify_event(env: Environment, session_token: str, event_id: str,
         new_attendees: The complete new list of attendee usernames.
     """
     event = _event(env, current_user(env, session_token), event_id)
-    changes: dict[str, Any] = {}
+    # Each field is checked and written in turn, in the reference's order: a later check that
+    # fails leaves the earlier fields changed (a new name stays when the times are refused).
+    # The start and the end are only changed together.
     if new_name is not None:
-        changes["name"] = require_text(new_name, "new_name")
-    if new_location is not None:
-        changes["location"] = require_text(new_location, "new_location")
-    if new_description is not None:
-        changes["description"] = require_text(new_description, "new_description")
-    if new_attendees is not None:
-        changes["attendees"] = require_text_list(new_attendees, "new_attendees")
+        event["name"] = require_text(new_name, "new_name")
     if new_start_time is not None:
-        _future(env, new_start_time, "new_start_time")
-        changes["start_time"] = new_start_time
+        if new_end_time is None:
+            raise ValueError(END_NEEDED)
+        _check_times(env, new_start_time, new_end_time, "new_start_time")
+        event["start_time"] = new_start_time
     if new_end_time is not None:
-        _future(env, new_end_time, "new_end_time")
-        changes["end_time"] = new_end_time
-    if "start_time" in changes or "end_time" in changes:
-        start = changes.get("start_time", event.get("start_time"))
-        end = changes.get("end_time", event.get("end_time"))
-        if isinstance(start, str) and isinstance(end, str):
-            _check_order(parse_timestamp(start), parse_timestamp(end))
-    event.update(changes)
+        if new_start_time is None:
+            raise ValueError(START_NEEDED)
+        event["end_time"] = new_end_time
+    if new_description is not None:
+        event["description"] = require_text(new_description, "new_description")
+    if new_location is not None:
+        event["location"] = require_text(new_location, "new_location")
+    if new_attendees is not None:
+        event["attendees"] = require_text_list(new_attendees, "new_attendees")
     return success()
 
 
@@ -155,10 +165,15 @@ def query_calendar(env: Environment, session_token: str, start_time: str,
         end_time: End of the range, %Y-%m-%d %H:%M:%S.
     """
     username = current_user(env, session_token)
+    events = _events(env, username)
+    if events is None:  # before the range is parsed
+        raise LookupError(NO_EVENTS.format(username=username))
     start = parse_timestamp(start_time)
     end = parse_timestamp(end_time)
+    if start > end:
+        raise ValueError(BAD_RANGE)
     found = []
-    for event in _events(env, username).values():
+    for event in events.values():
         try:
             begins = parse_timestamp(event.get("start_time"))
             ends = parse_timestamp(event.get("end_time"))

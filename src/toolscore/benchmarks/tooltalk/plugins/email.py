@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.account import (
+    EMAIL_PATTERN,
     current_user,
     parse_timestamp,
     random_id,
@@ -26,6 +27,8 @@ from toolscore.env.tool import json_copy, tool
 EMAIL_DB = "Email"
 MAX_RESULTS = 5
 MATCH_TYPES = ("any", "all")
+BAD_DATES = "Start date must be earlier than end date."
+BAD_ADDRESS = "{address} is not a valid email address."
 
 
 def search_items(
@@ -44,15 +47,18 @@ def search_items(
 
     ``query`` is split into keywords, each a case-insensitive substring of one of ``text_keys``;
     ``match_type`` says whether any or all keywords must occur. Items dated after ``env.now``
-    are skipped. When more than 5 match, the most recent 5 are kept.
+    are skipped. When more than 5 match, the most recent 5 are kept. The arguments are checked
+    in the reference's order: the match type, the dates, their order, then the texts.
     """
-    require_text(query, "query", optional=True)
-    require_text(sender, "sender", optional=True)
     if match_type not in MATCH_TYPES:
         raise ValueError(f"match_type must be one of {', '.join(MATCH_TYPES)}, "
                          f"got {match_type!r}.")
     start = parse_timestamp(start_date) if start_date is not None else None
     end = parse_timestamp(end_date) if end_date is not None else None
+    if start is not None and end is not None and start > end:
+        raise ValueError(BAD_DATES)
+    require_text(query, "query", optional=True)
+    require_text(sender, "sender", optional=True)
     keywords = query.lower().split() if query else []
     combine = all if match_type == "all" else any
     found: list[tuple[Any, int, dict[str, Any]]] = []
@@ -87,7 +93,9 @@ def search_inbox(env: Environment, session_token: str, query: str | None = None,
         start_date: Only emails received at or after this time, %Y-%m-%d %H:%M:%S.
         end_date: Only emails received at or before this time, %Y-%m-%d %H:%M:%S.
     """
-    inbox = env.db(EMAIL_DB).get(current_user(env, session_token), {})
+    inbox = env.db(EMAIL_DB).get(current_user(env, session_token))
+    if not inbox:  # no inbox or an empty one: nothing is checked, as in the reference
+        return {"emails": []}
     emails = search_items(env, inbox.values(), date_key="date", text_keys=("subject", "body"),
                           query=query, match_type=match_type, sender=sender,
                           start_date=start_date, end_date=end_date)
@@ -105,8 +113,15 @@ def send_email(env: Environment, session_token: str, to: list[str], subject: str
         body: The text of the email.
     """
     current_user(env, session_token)
-    if not require_text_list(to, "to"):
-        raise ValueError("An email needs at least one recipient.")
+    # Each recipient is checked in turn, as the reference does, so the first bad one is named;
+    # an empty list is sent to nobody, without an error.
+    if not isinstance(to, list):
+        require_text_list(to, "to")  # raises the usual type error
+    for address in to:
+        if not isinstance(address, str):
+            require_text_list(to, "to")  # raises the usual type error
+        if not EMAIL_PATTERN.match(address):
+            raise ValueError(BAD_ADDRESS.format(address=address))
     require_text(subject, "subject")
     require_text(body, "body")
     return {"email_id": random_id(env, "SendEmail", 2, 4, 8)}

@@ -22,6 +22,7 @@ from toolscore.env.plugin import Plugin
 from toolscore.env.tool import tool
 
 MESSAGE_DB = "Message"
+EMPTY_MESSAGE = "Message cannot be empty."
 
 
 @tool("SearchMessages", auth=True, equivalence=rule_for("SearchMessages"))
@@ -38,7 +39,9 @@ def search_messages(env: Environment, session_token: str, query: str | None = No
         start_date: Only messages received at or after this time, %Y-%m-%d %H:%M:%S.
         end_date: Only messages received at or before this time, %Y-%m-%d %H:%M:%S.
     """
-    received = env.db(MESSAGE_DB).get(current_user(env, session_token), {})
+    received = env.db(MESSAGE_DB).get(current_user(env, session_token))
+    if received is None:  # nothing is checked, as in the reference (an empty entry is searched)
+        return {"messages": []}
     messages = search_items(env, received.values(), date_key="timestamp",
                             text_keys=("message",), query=query, match_type=match_type,
                             sender=sender, start_date=start_date, end_date=end_date)
@@ -55,6 +58,8 @@ def send_message(env: Environment, session_token: str, receiver: str,
         message: The text to send.
     """
     current_user(env, session_token)
+    if message == "":
+        raise ValueError(EMPTY_MESSAGE)
     require_text(receiver, "receiver")
     require_text(message, "message")
     return {"message_id": random_id(env, "SendMessage", 8, 8)}

@@ -26,7 +26,17 @@ NOT_FOUND = "Reminder {id} not found in database"
 
 
 def _reminders(env: Environment, session_token: str) -> dict[str, Any]:
-    return env.db(REMINDER_DB).setdefault(current_user(env, session_token), {})
+    """The user's reminders, for a user the Reminder database may have no entry for yet.
+
+    Only AddReminder creates that entry (even when it then refuses the due date), as in the
+    reference; a lookup by id for a user without one fails as the reference's does, with the
+    text of its KeyError: the quoted username.
+    """
+    username = current_user(env, session_token)
+    reminders = env.db(REMINDER_DB).get(username)
+    if reminders is None:
+        raise LookupError(repr(username))
+    return reminders
 
 
 def _reminder(env: Environment, session_token: str, reminder_id: Any) -> dict[str, Any]:
@@ -42,13 +52,13 @@ def add_reminder(env: Environment, session_token: str, task: str,
         task: What the user wants to be reminded of.
         due_date: When it is due, %Y-%m-%d %H:%M:%S.
     """
-    reminders = _reminders(env, session_token)
-    require_text(task, "task")
+    reminders = env.db(REMINDER_DB).setdefault(current_user(env, session_token), {})
     if due_date is not None:
         try:
             parse_timestamp(due_date)
         except (TypeError, ValueError):
             raise ValueError(f"Invalid due_date: {due_date}") from None
+    require_text(task, "task")
     reminder_id = random_id(env, "AddReminder", 2, 4)
     reminders[reminder_id] = {"reminder_id": reminder_id, "task": task, "due_date": due_date,
                               "status": "pending"}
@@ -84,7 +94,8 @@ def delete_reminder(env: Environment, session_token: str, reminder_id: str) -> d
 @tool("GetReminders", auth=True, equivalence=rule_for("GetReminders"))
 def get_reminders(env: Environment, session_token: str) -> dict[str, Any]:
     """List all of the user's reminders, pending and complete."""
-    return {"reminders": [json_copy(r) for r in _reminders(env, session_token).values()]}
+    reminders = env.db(REMINDER_DB).get(current_user(env, session_token)) or {}
+    return {"reminders": [json_copy(r) for r in reminders.values()]}
 
 
 PLUGIN = Plugin(

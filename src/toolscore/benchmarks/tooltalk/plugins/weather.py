@@ -22,10 +22,14 @@ FORECAST_DAYS = 3
 DATE_FORMAT = "%Y-%m-%d"
 
 
+def _city_key(location: Any) -> str:
+    """The database key of a city, as the reference derives it: lower-cased, then stripped
+    (" London " is London); its errors name this key."""
+    return require_text(location, "location").lower().strip()
+
+
 def _city(env: Environment, db: str, location: Any) -> dict[str, Any]:
-    """The records of a city: keys are lower-case, and the error names the lower-cased key."""
-    require_text(location, "location")
-    key = location.lower()
+    key = _city_key(location)
     records = env.db(db).get(key)
     if not isinstance(records, dict):
         raise LookupError(f"Location {key} not found in database")
@@ -74,7 +78,7 @@ def historic_weather(env: Environment, location: str, month: str) -> dict[str, A
     require_text(month, "month")
     record = records.get(month.lower())
     if record is None:
-        raise LookupError(f"Historic weather data for {location.lower()} missing for month "
+        raise LookupError(f"Historic weather data for {_city_key(location)} missing for month "
                           f"{month.lower()}")
     return {"weather": json_copy(record)}
 
