@@ -30,10 +30,32 @@ def _short(outcome: dict[str, Any], width: int = 80) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
+def _dataset(data_dir: Path | None) -> Path:
+    """The dataset the recorded calls are replayed against.
+
+    A prediction folder holds no databases, so a replay needs the dataset it was run on. A
+    folder found locally is used; nothing is downloaded behind the user's back, and a missing
+    dataset is one line that names ``--data`` first, then the other ways to provide it.
+    """
+    from toolscore.data import DataNotFound, find_dataset
+
+    if data_dir is not None:
+        return find_dataset("tooltalk", data_dir)
+    try:
+        return find_dataset("tooltalk", download=False)
+    except DataNotFound:
+        raise DataNotFound(
+            "no ToolTalk dataset to replay against: pass --data DIR with the ToolTalk dataset "
+            "folder (the one holding databases/); or download it once with `toolscore data "
+            "tooltalk` (into the user cache), or set TOOLSCORE_DATA to a folder holding "
+            "tooltalk/") from None
+
+
 @tooltalk_app.command("replay")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--data", "data_dir", type=click.Path(path_type=Path), default=None,
-              help="ToolTalk dataset folder (holds databases/); default: the dataset lookup.")
+              help="ToolTalk dataset folder (holds databases/); default: $TOOLSCORE_DATA/"
+                   "tooltalk or the user cache (never downloaded here).")
 @click.option("--show", "show", type=int, default=20, show_default=True,
               help="Differences listed in the table (--json lists all).")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
@@ -46,10 +68,9 @@ def replay_command(directory: Path, data_dir: Path | None, show: int, json_out: 
     then the turn's recorded predictions executed in order.
     """
     from toolscore.benchmarks.tooltalk.replay import replay_directory
-    from toolscore.data import find_dataset
 
     with UserErrors():
-        root = find_dataset("tooltalk", data_dir)
+        root = _dataset(data_dir)
         report = replay_directory(directory, root)
     if json_out:
         emit_json(report.to_dict())
