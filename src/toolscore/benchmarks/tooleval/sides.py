@@ -38,10 +38,11 @@ class Pair:
     reference: Side = field(default_factory=lambda: Side(None))
 
 
-def load_side(path: Path, subset: list[str], per_subset: int | None,
-              test_ids: Path | None = None) -> dict[tuple[str, str], Side]:
+def load_side(path: Path, subset: list[str], test_ids: Path | None = None
+              ) -> dict[tuple[str, str], Side]:
     """A side's queries by (subset, query id): a tooleval run's with its stored labels, or
-    answers loaded as the ``tooleval`` benchmark loads them."""
+    answers loaded as the ``tooleval`` benchmark loads them. Whole: a limit is taken on the
+    pairs (:func:`first_per_subset`), never on one side."""
     from toolscore.benchmarks.registry import make_benchmark
     from toolscore.records import RunStore
 
@@ -69,7 +70,6 @@ def load_side(path: Path, subset: list[str], per_subset: int | None,
         from toolscore.benchmarks.tooleval.benchmark import ToolEvalBenchmark, ToolEvalOptions
 
         plain = ToolEvalBenchmark(None, ToolEvalOptions(answers=path, subset=list(subset),
-                                                        per_subset=per_subset,
                                                         test_ids=test_ids))
         answered = [s.data for s in plain.samples()]
     return {(s.subset, s.query_id): Side(s, stored.get((s.subset, s.query_id)))
@@ -82,6 +82,19 @@ def pairs(candidate: dict[tuple[str, str], Side],
     keys = list(candidate) + [k for k in reference if k not in candidate]
     return [Pair(k[0], k[1], candidate.get(k, Side(None)), reference.get(k, Side(None)))
             for k in keys]
+
+
+def first_per_subset(compared: list[Pair], limit: int | None) -> list[Pair]:
+    """The first ``limit`` pairs of each subset, in order (all of them when None)."""
+    if limit is None:
+        return compared
+    taken: dict[str, int] = {}
+    kept = []
+    for p in compared:
+        taken[p.subset] = taken.get(p.subset, 0) + 1
+        if taken[p.subset] <= limit:
+            kept.append(p)
+    return kept
 
 
 def placeholder(pair: Pair) -> Answered:

@@ -33,6 +33,7 @@ from toolscore.benchmarks.tooleval.sides import (
     Pair,
     Side,
     comparison,
+    first_per_subset,
     load_side,
     pairs,
     placeholder,
@@ -144,10 +145,13 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         if self._samples is None:
             o = self.options
             assert o.candidate is not None and o.reference is not None
-            cand = load_side(Path(o.candidate), o.subset, o.per_subset, o.test_ids)
-            ref = load_side(Path(o.reference), o.subset, o.per_subset, o.test_ids)
+            # Each side whole, then the limit on the pairs: a side limited on its own would
+            # drop queries the other side keeps (answers in another order, a run's records)
+            # and turn them into missing answers.
+            cand = load_side(Path(o.candidate), o.subset, o.test_ids)
+            ref = load_side(Path(o.reference), o.subset, o.test_ids)
             self._samples = [Sample(f"{p.subset}/{p.query_id}", p, {"split": p.subset})
-                             for p in pairs(cand, ref)]
+                             for p in first_per_subset(pairs(cand, ref), o.per_subset)]
         return self._samples
 
     def check(self) -> None:
