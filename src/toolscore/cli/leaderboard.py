@@ -32,9 +32,11 @@ def _metrics(values: tuple[str, ...]) -> str | dict[str, str] | None:
               help="Headline metric to rank by (label or key; default: each benchmark's "
                    "first). BENCH=M chooses per benchmark; repeatable.")
 @click.option("--split", default=None, help="Rank on this split of each run (default: all).")
-@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md",
-              show_default=True, help="Table printed on stdout.")
-@click.option("--json", "json_out", is_flag=True, help="Print one JSON document instead.")
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md",
+              show_default=True, help="What is printed on stdout: a Markdown or CSV table, or "
+              "one JSON document (the same as --json).")
+@click.option("--json", "json_out", is_flag=True,
+              help="Print one JSON document instead (--format json).")
 @click.option("--html", "html_out", type=click.Path(path_type=Path), default=None,
               help="Also write a self-contained HTML page with sortable columns here.")
 @click.option("--html-reports", is_flag=True,
@@ -72,7 +74,7 @@ def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], spli
             page = write_leaderboard_html(doc, html_out, html_reports=html_reports, seed=seed,
                                           prices=prices)
             err.print(f"wrote {page}", highlight=False, markup=False, soft_wrap=True)
-    if json_out:
+    if json_out or fmt == "json":
         emit_json(doc)
     else:
         sys.stdout.write(to_markdown(doc) if fmt == "md" else to_csv(doc))
