@@ -30,6 +30,7 @@ from collections import Counter
 from typing import Any
 
 from toolscore.models.cache import sha256_json
+from toolscore.testing.dialects import check_dialect, overflow, refusal, request_tokens
 from toolscore.testing.http1_server import HTTP1Connection
 from toolscore.testing.responders import (  # the responders' public home was this module
     Responder,
@@ -67,6 +68,12 @@ class FakeOpenAIServer:
     non-retryable bad request). ``requests`` counts requests served; ``max_in_flight`` is the
     peak number being handled at once. The responder runs on the server's loop, so it should be
     quick; ``latency`` is simulated without blocking other requests.
+
+    ``dialect`` (one of :data:`~toolscore.testing.dialects.DIALECTS`) makes the server check
+    messages as that real server does, refusing what it refuses with its status and body (kept
+    in ``refusals``); ``context_window`` makes it answer a prompt of that many stand-in tokens
+    or more with the dialect's context-overflow error (counted in ``overflows``). Without a
+    dialect every shape is accepted, as before.
     """
 
     def __init__(
@@ -85,6 +92,8 @@ class FakeOpenAIServer:
         retry_after: str | None = None,
         keep_requests: bool = True,
         port: int = 0,
+        dialect: str | None = None,
+        context_window: int | None = None,
     ):
         self.responder: Responder = responder or default_responder
         self.model = model
@@ -98,6 +107,11 @@ class FakeOpenAIServer:
         for kind in self.fault_plan.values():
             if kind is not None and kind not in FAULTS:
                 raise ValueError(f"unknown fault {kind!r}; known: {', '.join(FAULTS)}")
+        check_dialect(dialect)
+        self.dialect = dialect
+        self.context_window = context_window
+        self.refusals: list[dict[str, Any]] = []
+        self.overflows = 0
         self.keep_requests = keep_requests
         self.received: list[dict[str, Any]] = []
         self.faults: Counter[str] = Counter()
@@ -205,6 +219,9 @@ class FakeOpenAIServer:
                     fault = None
         if self.keep_requests:
             self.received.append(request)
+        checked = self.check(request)
+        if checked is not None:
+            return checked
         if fault:
             self.faults[fault] += 1
         if self.latency > 0:
@@ -230,6 +247,23 @@ class FakeOpenAIServer:
                 for tc in choice.get("message", {}).get("tool_calls") or []:
                     tc["function"]["arguments"] = MALFORMED_ARGUMENTS
         return 200, body
+
+    def check(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """What the dialect's server answers before generating: a refused message shape, or
+        a prompt that does not fit ``context_window``; None when it would go on."""
+        dialect = self.dialect or "openai"
+        if self.dialect is not None:
+            refused = refusal(dialect, request)
+            if refused is not None:
+                self.refusals.append(refused[1])
+                return refused
+        if self.context_window is not None:
+            tokens = request_tokens(request)
+            if tokens >= self.context_window:
+                self.overflows += 1
+                limit = request.get("max_tokens", request.get("max_completion_tokens"))
+                return overflow(dialect, tokens, self.context_window, limit)
+        return None
 
     def models_body(self) -> dict[str, Any]:
         return {"object": "list", "data": [
@@ -257,6 +291,7 @@ class FakeOpenAIServer:
         """Whether a request needs nothing but its reply: no recording, no faults, and the
         request handling of this class (a subclass may look at every request)."""
         return (not self.keep_requests and not self.fault_plan and not any(self.rates.values())
+                and self.dialect is None and self.context_window is None
                 and type(self).handle_chat is FakeOpenAIServer.handle_chat
                 and type(self)._route is FakeOpenAIServer._route)
 
