@@ -35,14 +35,22 @@ log = safe_logger(__name__)  # endpoint text in warnings is shown, never obeyed
 
 
 def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Our messages as chat-completions dicts (``name`` dropped on tool messages, which strict
-    servers reject; ``content`` of a tool message never null)."""
+    """Our messages as chat-completions dicts, in the one shape every common server accepts:
+    ``name`` dropped on tool messages (strict servers reject it) and ``content`` never null.
+
+    An assistant message that only calls tools has no text. OpenAI, vLLM, llama.cpp's server
+    and Ollama take its content as null, as ``""`` or absent; llama-cpp-python's server refuses
+    null (HTTP 500: its request model types that content as a string) and, with chat templates
+    that add ``message['content']`` to a string, absent too. ``""`` is text-free for all of
+    them, so the request means the same. Other roles get ``""`` for the same reason (Ollama
+    refuses null content on a message without tool calls)."""
     out: list[dict[str, Any]] = []
     for m in messages:
         d = m.to_dict()
         if m.role == "tool":
             d.pop("name", None)
-            d["content"] = m.content or ""
+        if d["content"] is None:
+            d["content"] = ""
         out.append(d)
     return out
 
