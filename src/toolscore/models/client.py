@@ -16,12 +16,22 @@ import contextlib
 import copy
 import json
 import random
+import re
 import threading
 import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from toolscore.models.accounting import record_usage
-from toolscore.models.base import InfraError, Model, model_secrets, redact
+from toolscore.models.base import (
+    ContextLengthExceeded,
+    InfraError,
+    Model,
+    model_secrets,
+    redact,
+    strip_credentials,
+)
 from toolscore.models.cache import ResponseCache, cache_key
 from toolscore.models.loopbound import LoopTable
 from toolscore.models.retry import RetryPolicy, call_with_retry
@@ -83,6 +93,64 @@ def is_empty(reply: Reply) -> bool:
     return not reply.message.tool_calls and not (reply.message.content or "").strip()
 
 
+# Set by a protocol around a request built by the benchmark alone (see benchmark_prompt): the
+# advice its message gives (possibly ""), or None for a request that holds the model's words.
+_BENCHMARK_PROMPT: ContextVar[str | None] = ContextVar("toolscore_benchmark_prompt",
+                                                       default=None)
+
+
+@contextlib.contextmanager
+def benchmark_prompt(active: bool = True, advice: str = "") -> Iterator[None]:
+    """Mark the requests made in the block as the benchmark's own prompt: nothing the model
+    wrote in this sample is in them yet.
+
+    A context overflow then cannot be the model's doing (its dialogue did not grow it), so it
+    is not :class:`ContextLengthExceeded`, which protocols score as the model's failure, but
+    :class:`PromptTooLong`: an infrastructure error, recorded on the sample and left out of the
+    scores, said once per run with ``advice`` (what to change, e.g. "offer fewer tools
+    (--tools exact)"). ``active`` False marks nothing, for a protocol's later requests."""
+    if not active:
+        yield
+        return
+    token = _BENCHMARK_PROMPT.set(advice)
+    try:
+        yield
+    finally:
+        _BENCHMARK_PROMPT.reset(token)
+
+
+class PromptTooLong(InfraError):
+    """The benchmark's prompt does not fit the model's context before the model has said
+    anything: this model cannot be evaluated on the sample (not retryable, never scored).
+    ``window`` and ``requested`` are the token counts the endpoint gave, when it gave them."""
+
+    def __init__(self, message: str, *, window: int | None = None,
+                 requested: int | None = None) -> None:
+        super().__init__(message, retryable=False, status=400)
+        self.window = window
+        self.requested = requested
+
+
+# How endpoints state the context size and the tokens asked for (OpenAI, vLLM, llama.cpp's
+# server and llama-cpp-python's, the embedded model); the error text holds the parsed body.
+_WINDOW = re.compile(r"maximum context length (?:is |\()(\d+)|available context size \((\d+)"
+                     r"|\bn_ctx['\"]?: ?(\d+)|(\d+)-token context window", re.IGNORECASE)
+_REQUESTED = re.compile(r"you requested (\d+) tokens|resulted in (\d+) tokens|contains "
+                        r"(?:at least )?(\d+) input tokens|input length \((\d+)\)|request "
+                        r"\((\d+) tokens\)|\bn_prompt_tokens['\"]?: ?(\d+)|prompt of (\d+) "
+                        r"tokens", re.IGNORECASE)
+
+
+def context_numbers(text: str) -> tuple[int | None, int | None]:
+    """(the model's context size, the tokens requested) as a context-overflow error states
+    them; None for what it does not say."""
+    def first(pattern: re.Pattern[str]) -> int | None:
+        found = pattern.search(text)
+        return None if found is None else int(next(g for g in found.groups() if g))
+
+    return first(_WINDOW), first(_REQUESTED)
+
+
 def request_record(
     model: Model, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
 ) -> dict[str, object]:
@@ -128,6 +196,7 @@ class ModelClient:
         self.calls = 0
         self.failures = 0
         self._rng = random.Random()
+        self._said: set[str] = set()  # one-time warnings, shared with with_role's copies
         # Scripted models (oracle, replay) are free and exact: caching them only adds noise.
         self._cacheable = bool(getattr(model, "cacheable", True))
         self._empty_is_error = bool(getattr(model, "empty_is_error", True))
@@ -224,6 +293,15 @@ class ModelClient:
                 if safe is e:
                     raise
                 raise safe from None
+        except ContextLengthExceeded as e:
+            advice = _BENCHMARK_PROMPT.get()
+            if advice is not None:  # the benchmark's prompt: not the model's doing
+                self.failures += 1
+                raise self._prompt_too_long(redact(e, secrets), advice) from None
+            safe = redact(e, secrets)  # the model's dialogue outgrew its context: scored
+            if safe is e:
+                raise
+            raise safe from None
         except Exception as e:
             safe = redact(e, secrets)
             if safe is e:
@@ -235,6 +313,27 @@ class ModelClient:
             self.cache.put(key, reply, model=self.model.name)
         self._record(messages, tools, config, reply)
         return reply
+
+    def _prompt_too_long(self, err: ContextLengthExceeded, advice: str) -> PromptTooLong:
+        """The sample's error, and once per run the line that says what happened and what to
+        do (every sample of a benchmark would otherwise fail the same way in silence)."""
+        window, requested = context_numbers(str(err))
+        if requested is not None and window is not None and requested <= window:
+            requested = None  # e.g. vLLM's "max_tokens is too large": the prompt count misleads
+        sizes = ", ".join(part for part in (
+            None if window is None else f"{window} tokens",
+            None if requested is None else f"{requested} tokens requested") if part)
+        if "prompt too long" not in self._said:
+            self._said.add("prompt too long")
+            url = strip_credentials(getattr(self.model, "base_url", None))
+            where = self.model.name + (f" at {url}" if url else "")
+            log.warning("%s: the benchmark's prompt exceeds the model's context%s before the "
+                        "model has said anything: those samples are recorded as errors and "
+                        "left out of the scores; use a model with a longer context%s", where,
+                        f" ({sizes})" if sizes else "", f", or {advice}" if advice else "")
+        return PromptTooLong(f"prompt exceeds the model's context before the model said "
+                             f"anything{f' ({sizes})' if sizes else ''}: {err}",
+                             window=window, requested=requested)
 
     def _record(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig, reply: Reply

@@ -75,10 +75,19 @@ def status_message(status: int, raw: bytes) -> str:
         return text or f"Error code: {status}"
 
 
+def context_overflow(message: str) -> bool:
+    """Whether an error's text says the request does not fit the model's context, in the
+    words each server uses: ``context_length_exceeded`` (OpenAI, llama-cpp-python), "maximum
+    context length" (vLLM), ``exceed_context_size_error`` / "available context size"
+    (llama.cpp's own server), "longer than the context length" (Ollama)."""
+    text = message.lower().replace(" ", "_")
+    return "context_length" in text or "context_size" in text
+
+
 def status_error(status: int, raw: bytes, response: Any) -> InfraError | ContextLengthExceeded:
     """The error for a non-2xx reply (``response`` supplies the Retry-After headers)."""
     message = status_message(status, raw)
-    if status == 400 and "context_length" in message.lower().replace(" ", "_"):
+    if status == 400 and context_overflow(message):
         return ContextLengthExceeded(f"HTTP 400: {message}")
     return InfraError(f"HTTP {status}: {message}", retryable=status >= 500 or status in
                       RETRYABLE_4XX, status=status, retry_after=retry_after(response))

@@ -25,6 +25,7 @@ from toolscore.benchmarks.autode.data import UserScript as AutoDEScript
 from toolscore.benchmarks.autode.prompts import assistant_prompt, gave_up
 from toolscore.benchmarks.autode.scoring import filter_arguments
 from toolscore.models.base import ContextLengthExceeded
+from toolscore.models.client import benchmark_prompt
 from toolscore.types import ArgumentsError, GenerateConfig, Message, ToolCall, ToolSpec, Usage
 from toolscore.users import UserScript, UserSimulator
 
@@ -34,6 +35,8 @@ CONTEXT_EXCEEDED = "Context length exceeded"
 GAVE_UP = "Assistant gave up"
 NO_CALL = "No API call"
 PARSE_FAILED = "Arguments parse failed: "
+# What to change when the prompt alone (instructions, history, API documents) does not fit.
+TOO_LONG_ADVICE = "offer only the gold API (--tools gold)"
 
 
 def user_script(script: AutoDEScript) -> UserScript:
@@ -87,8 +90,10 @@ async def run_static(script: AutoDEScript, model: Any, tools: list[ToolSpec],
     """Give the whole recorded history and require a call now."""
     dialogue = [t.to_message() for t in script.content]
     messages = [Message(role="system", content=assistant_prompt(static=True)), *dialogue]
-    try:
-        reply = await model.generate(messages, tools, replace(config, tool_choice="required"))
+    try:  # the whole request is the recorded history: an overflow is never the model's
+        with benchmark_prompt(advice=TOO_LONG_ADVICE):
+            reply = await model.generate(messages, tools,
+                                         replace(config, tool_choice="required"))
     except ContextLengthExceeded:
         return _output("static", script, dialogue, no_call(CONTEXT_EXCEEDED), 1)
     if reply.tool_calls:
@@ -114,9 +119,10 @@ async def run_dynamic(script: AutoDEScript, model: Any, tools: list[ToolSpec],
             ending = no_call(ROUND_LIMIT)
             break
         turns += 1
-        try:
-            reply = await model.generate([system, *dialogue], tools,
-                                         replace(config, tool_choice="auto"))
+        try:  # the first request holds nothing the model wrote (see benchmark_prompt)
+            with benchmark_prompt(turns == 1, TOO_LONG_ADVICE):
+                reply = await model.generate([system, *dialogue], tools,
+                                             replace(config, tool_choice="auto"))
         except ContextLengthExceeded:
             ending = no_call(CONTEXT_EXCEEDED)
             break

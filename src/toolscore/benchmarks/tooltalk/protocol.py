@@ -22,6 +22,7 @@ from toolscore.env.environment import Environment
 from toolscore.env.limits import NAME_LIMIT, bounded, bounded_message, bounded_text
 from toolscore.env.tool import CallRecord
 from toolscore.models.base import ContextLengthExceeded
+from toolscore.models.client import benchmark_prompt
 from toolscore.models.oracle import reference
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
 
@@ -30,6 +31,8 @@ from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
 # strict mode after fewer. ``--max-calls-per-turn`` overrides both.
 DEFAULT_MAX_CALLS = 30
 STRICT_MAX_CALLS = 10
+# What to change when the prompt alone (system prompt, ground-truth history, tools) does not fit.
+TOO_LONG_ADVICE = "offer fewer tools (--tools exact)"
 
 
 class Generator(Protocol):
@@ -119,7 +122,9 @@ async def simulate_turn(
     stop = "answer"
     while stop == "answer":
         try:
-            with reference(truth):  # read by the ``oracle`` model only
+            # the turn's first request holds only the benchmark's prompt and ground truth: if
+            # that does not fit, the sample cannot be run (an infrastructure error, not scored)
+            with reference(truth), benchmark_prompt(len(messages) == start, TOO_LONG_ADVICE):
                 reply = await model.generate(messages, tools, config)
         except ContextLengthExceeded:
             stop = "context_length"  # the model's own loop filled its context: score what it did
