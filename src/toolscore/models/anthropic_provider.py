@@ -17,6 +17,7 @@ from toolscore.models.base import InfraError, classify_sdk_error, redact, strip_
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
+DEFAULT_BASE_URL = "https://api.anthropic.com"  # the SDK's, when no base URL is given
 DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens; used when the config leaves it open
 RAW_ARGUMENTS_KEY = "_raw_arguments"
 
@@ -239,6 +240,14 @@ class AnthropicModel:
     async def aclose(self) -> None:
         """Close the SDK client of the running loop (also done when the loop shuts down)."""
         await self._clients.aclose()
+
+    async def preflight(self) -> None:
+        """Raise :class:`~toolscore.models.base.EndpointUnreachable` when nothing listens at
+        the endpoint (a TCP connect to it, or to the environment's proxy; no request)."""
+        from toolscore.models.openai_http import check_reachable, env_proxy
+
+        url = self.base_url or DEFAULT_BASE_URL
+        await check_reachable(url, env_proxy(url))
 
     async def generate(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig

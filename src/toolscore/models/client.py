@@ -335,6 +335,23 @@ class ModelClient:
                              f"anything{f' ({sizes})' if sizes else ''}: {err}",
                              window=window, requested=requested)
 
+    async def preflight(self) -> None:
+        """Check, once before a run, that the model's endpoint can be reached, so that a wrong
+        address is said at once in one line (:class:`~toolscore.models.base.EndpointUnreachable`,
+        a user error) rather than after every sample has spent its retries. Delegates to the
+        provider's own ``preflight()``; a provider without one (an embedded or scripted model)
+        has nothing to check. Sends no request to the model."""
+        check = getattr(self.model, "preflight", None)
+        if check is None:
+            return
+        try:
+            await check()
+        except Exception as e:
+            safe = redact(e, model_secrets(self.model))
+            if safe is e:
+                raise
+            raise safe from None
+
     def _record(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig, reply: Reply
     ) -> None:

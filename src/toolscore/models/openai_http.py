@@ -23,15 +23,18 @@ retries were off (``max_retries=0``): retrying is :class:`ModelClient`'s job, he
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
 import json
 import os
+import socket
 from typing import Any
 
 from toolscore.models import http1
 from toolscore.models.base import (
     RETRYABLE_4XX,
     ContextLengthExceeded,
+    EndpointUnreachable,
     InfraError,
     retry_after,
     strip_credentials,
@@ -40,6 +43,8 @@ from toolscore.models.loopbound import PerLoop
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TIMEOUT_TEXT = "request timed out: Request timed out."
+#: Seconds a preflight connect may take before the endpoint is given the benefit of the doubt.
+CONNECT_TIMEOUT = 5.0
 
 
 @functools.cache
@@ -104,6 +109,7 @@ class ChatEndpoint:
 
     def __init__(self, base_url: str | None, api_key: str, timeout: float) -> None:
         base = strip_credentials(base_url or DEFAULT_BASE_URL) or DEFAULT_BASE_URL
+        self.base_url = base
         self.url = base.rstrip("/") + "/chat/completions"
         self.timeout = timeout
         self._headers = request_headers(api_key)
@@ -128,6 +134,10 @@ class ChatEndpoint:
     async def aclose(self) -> None:
         await self._sessions.aclose()
         await self._pools.aclose()
+
+    async def preflight(self, timeout: float = CONNECT_TIMEOUT) -> None:
+        """See :func:`check_reachable` (through the proxy, when one is used)."""
+        await check_reachable(self.url, self._proxy, timeout, shown=self.base_url)
 
     async def post(self, body: bytes) -> Any:
         """The reply's JSON; raises :class:`InfraError` or :class:`ContextLengthExceeded`."""
@@ -163,6 +173,69 @@ class ChatEndpoint:
         except (aiohttp.ClientError, OSError) as e:  # refused, reset, garbled, closed
             raise InfraError(f"connection error: {_describe(e)}", retryable=True) from None
         return raw, status, resp
+
+
+# What a failed connect means nothing listens there: refused, no route, address unusable.
+_NOBODY = frozenset({errno.ECONNREFUSED, errno.ENETUNREACH, errno.EHOSTUNREACH,
+                     errno.EADDRNOTAVAIL, errno.ENETDOWN, errno.EHOSTDOWN})
+
+
+async def check_reachable(url: str, proxy: str | None = None,
+                          timeout: float = CONNECT_TIMEOUT, *, shown: str | None = None) -> None:
+    """Raise :class:`EndpointUnreachable` (one line: the URL and the cause) when nothing
+    listens at ``url``'s host and port (or ``proxy``'s, which is what requests connect to):
+    the name does not resolve, or every address refuses or has no route. A TCP connect only,
+    closed at once: no request reaches the model. Anything that answers passes, and so does a
+    connect still pending after ``timeout`` seconds (slowness is the retries' business).
+    ``shown``: the URL to name instead of ``url`` (the base URL the user gave)."""
+    from urllib.parse import urlsplit
+
+    target = proxy or url
+    shown = strip_credentials(target if proxy or shown is None else shown) or target
+    try:
+        parts = urlsplit(target)
+        host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as e:
+        raise EndpointUnreachable(f"{shown}: not a usable URL ({e})") from None
+    if not host:
+        raise EndpointUnreachable(f"{shown}: no host in the URL")
+    what = "proxy " if proxy else ""
+    loop = asyncio.get_running_loop()
+    try:
+        async with asyncio.timeout(timeout):
+            try:
+                found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except socket.gaierror as e:
+                raise EndpointUnreachable(f"{what}{shown}: unknown host {host!r} "
+                                          f"({e.strerror or e})") from None
+            causes: list[str] = []
+            for family, kind, proto, _, address in found:
+                cause = await _connect(loop, family, kind, proto, address)
+                if cause is None:
+                    return  # something listens
+                causes.append(cause)
+    except TimeoutError:
+        return  # slow, not absent: the run's retries will tell
+    raise EndpointUnreachable(f"{what}{shown}: nothing answers at {host}:{port} "
+                              f"({'; '.join(dict.fromkeys(causes)) or 'no address'})")
+
+
+async def _connect(loop: asyncio.AbstractEventLoop, family: int, kind: int, proto: int,
+                   address: Any) -> str | None:
+    """None when a TCP connection to ``address`` opens (it is closed at once), else why not.
+    A failure other than "nobody there" (e.g. too many open files) is this machine's, not the
+    endpoint's: it passes."""
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setblocking(False)
+        await loop.sock_connect(sock, address)
+    except OSError as e:
+        if e.errno in _NOBODY:
+            return os.strerror(e.errno).lower()
+        return None
+    finally:
+        sock.close()
+    return None
 
 
 def plain_target(url: str, proxy: str | None) -> tuple[str, int, str] | None:

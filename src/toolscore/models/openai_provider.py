@@ -314,6 +314,11 @@ class OpenAIModel:
         """Close the HTTP session of the running loop (also done when the loop shuts down)."""
         await self._endpoint.aclose()
 
+    async def preflight(self) -> None:
+        """Raise :class:`~toolscore.models.base.EndpointUnreachable` when nothing listens at
+        the endpoint (a TCP connect, no request; see ``openai_http.check_reachable``)."""
+        await self._endpoint.preflight()
+
     def _say_dropped(self, config: GenerateConfig, has_tools: bool) -> None:
         """Log, once per parameter, what this model's family made us leave out of requests."""
         dropped = settings_and_drops(config, has_tools, self.family, self.max_tokens_param)[1]
