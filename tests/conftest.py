@@ -3,8 +3,13 @@ no test writes into the user's real ~/.cache/toolscore."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from support import data
+
+_NATIVE = "llama_cpp"  # the embedded model's native library
+_native_reported: list[str] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -21,3 +26,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def _private_cache(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Native model code runs in a child process, in toolscore as in its tests: a crash there
+    fails one test, while in the test process it would end the whole suite without a word.
+    The test that first loads it into this process fails, by name."""
+    if _NATIVE in sys.modules and not _native_reported:
+        _native_reported.append(item.nodeid)
+        pytest.fail(f"{item.nodeid} loaded {_NATIVE} into the test process: run native model "
+                    "code in a child process (see tests/support/child.py)", pytrace=False)

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.child import run_in_child
 
 from toolscore.models import chatml
 from toolscore.models.gguf import GGUFError, read_metadata
@@ -143,40 +144,23 @@ def test_replies_that_are_not_whole_calls() -> None:
 
 @needs_llama
 def test_call_grammar_lists_the_offered_tools_and_their_arguments() -> None:
-    from toolscore.models.toolgrammar import call_grammar
-
-    tools = [*TOOLS, ToolSpec("Odd \"one\"", "no schema", {}),
-             ToolSpec("weird", "unconvertible", {"type": "object",
-                                                 "properties": {"x": {"$ref": "#/nope"}}})]
-    grammar = call_grammar(tools, max_calls=3)
-    assert grammar.startswith('root ::= call ( "\\n" call ){0,2}\n')
-    assert '"<tool_call>"' in grammar and '"}</tool_call>"' in grammar
-    assert '{\\"name\\": \\"get_weather\\", \\"arguments\\": ' in grammar
-    assert '\\"Odd \\\\\\"one\\\\\\"\\"' in grammar  # the name as JSON, escaped for GBNF
-    assert "args0-city" in grammar  # get_weather's schema became rules
-    only = call_grammar(tools, only="get_weather")
-    assert only.startswith("root ::= call\n") and "weird" not in only
-    with pytest.raises(ValueError, match="no tool named 'nope'"):
-        call_grammar(tools, only="nope")
+    run_in_child("support.local_checks:call_grammar_lists_the_offered_tools")
 
 
 @needs_llama
 def test_plan_follows_tool_choice() -> None:
-    from toolscore.models.local import CALL_TOKENS, TEXT_TOKENS, plan
-
-    assert plan([], GenerateConfig()) == (None, False, TEXT_TOKENS)
-    assert plan(TOOLS, GenerateConfig(tool_choice="none")) == (None, False, TEXT_TOKENS)
-    grammar, choose, cap = plan(TOOLS, GenerateConfig(tool_choice="auto", max_tokens=None))
-    assert grammar and choose and cap == max(TEXT_TOKENS, CALL_TOKENS)
-    grammar, choose, cap = plan(TOOLS, GenerateConfig(tool_choice="required", max_tokens=8))
-    assert grammar and not choose and cap == 8
-    grammar, choose, _ = plan(TOOLS, GenerateConfig(tool_choice="get_weather"))
-    assert grammar and not choose
-    with pytest.raises(ValueError):
-        plan(TOOLS, GenerateConfig(tool_choice="missing_tool"))
+    run_in_child("support.local_checks:plan_follows_tool_choice")
 
 
 @needs_llama
+def test_grammar_strings_never_hold_raw_control_characters() -> None:
+    """JSON forbids raw control characters in strings; llama-cpp-python's schema converter
+    lets them in. Pushed towards newlines, tabs and other controls with a logit bias, the
+    model must still write calls that a strict JSON parser reads (and, as a check that the
+    test can fail, it does not under the converter's own string rule)."""
+    run_in_child("support.local_checks:strings_never_hold_control_characters")
+
+
 def test_generation_stops_in_a_loop_not_in_ordinary_repetition() -> None:
     from toolscore.models.local import looping
 
@@ -316,40 +300,4 @@ def test_reusing_evaluated_prefixes_never_changes_a_reply() -> None:
     and its own reply was generated token by token) must leave bit-identical logits to the
     same prompt read from an empty cache. Naive reuse (keeping the generated tokens' KV, or
     evaluating in unaligned batches) changes logits by up to 0.8 here."""
-    import numpy as np
-
-    from toolscore.models import local
-
-    model = local.LocalModel()
-    engine = local._load(model.path)
-    llm = engine.llm
-
-    def tokens(messages: list[Message]) -> list[int]:
-        return engine.tokenize(local.prompt_text(model.path, messages, []), "")
-
-    def logits() -> np.ndarray:
-        return np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),)).copy()
-
-    def empty() -> None:
-        engine.states.clear()
-        llm.reset()
-        llm._ctx.kv_cache_clear()
-
-    first = [Message(role="user", content="I am planning breakfast for the whole week and I "
-                     "keep forgetting things at the shop. Please add 2 cartons of oat milk.")]
-    other = [Message(role="user", content="How many km is 26.2 miles? My friend is running a "
-                     "marathon next month and I want to write it on a banner.")]
-    with local._LOCK:
-        empty()
-        reply, _, _ = engine.complete(tokens(first), None, 40, False)
-        follow = [*first, Message(role="assistant", content=engine.text(reply)),
-                  Message(role="user", content="Thanks! Now add the big loaf of bread too.")]
-        engine.complete(tokens(other), None, 8, False)  # the next call is another conversation's
-        restored = engine.states.restored
-        engine.states.evaluate(llm, tokens(follow))
-        reused = logits()
-        assert engine.states.restored == restored + 1 and engine.states.reused >= 32
-        empty()
-        engine.states.evaluate(llm, tokens(follow))
-        assert np.array_equal(logits(), reused)
-        empty()
+    run_in_child("support.local_checks:prefix_reuse_never_changes_a_reply")

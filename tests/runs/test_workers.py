@@ -26,6 +26,7 @@ from toolscore.benchmarks.base import parse_options
 from toolscore.benchmarks.demo import DemoBenchmark, DemoOptions
 from toolscore.benchmarks.registry import make_benchmark
 from toolscore.records import RunStore
+from toolscore.runs.stopped import RunStopped
 from toolscore.runs.workers import WorkerError, shares
 from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.testing.oracle_replies import oracle_recording
@@ -146,10 +147,14 @@ def test_a_dead_worker_stops_the_run_and_the_resume_finishes_it(
     monkeypatch.setenv("DIE", "1")
     bench = _demo(_DyingDemo)
     out = tmp_path / "run"
-    with pytest.raises(WorkerError, match=r"worker \d/2 ended without a result \(exit code 9\)"):
+    with pytest.raises(RunStopped, match=r"^worker \d/2 \(pid \d+\) died with exit code 9 "
+                       r"before it finished its samples; \d+ of 18 samples finished") as stopped:
         api.evaluate(bench, "oracle", epochs=3, cache=None, out=out, workers=2,
                      max_concurrency=2)
+    assert isinstance(stopped.value.__cause__, WorkerError)
+    assert str(stopped.value).endswith(f"resume with: toolscore run demo --resume {out}")
     kept = _records(out)
+    assert stopped.value.facts.kept == len(kept)
     assert len(kept) < 18 and ("demo-shopping-list", 1) not in kept
     assert all(kept[k] == _records(whole.path)[k] for k in kept)  # what was kept is right
     monkeypatch.delenv("DIE")

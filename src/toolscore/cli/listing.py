@@ -8,7 +8,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from toolscore.cli.common import UserErrors, emit_json, stdout
+from toolscore.cli.common import UserErrors, emit_json, err, fail, stdout
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
@@ -40,9 +40,17 @@ def benchmarks_command(json_out: bool) -> None:
 
 @click.command("models")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
-def models_command(json_out: bool) -> None:
+@click.option("--check", "check", default=None, metavar="local/NAME",
+              help="Load this embedded model in a child process exactly as a run does, "
+                   "generate a few tokens, and say in one line whether it works here (exit 0) "
+                   "or what crashed and what to do (exit 1).")
+def models_command(json_out: bool, check: str | None) -> None:
     """List model providers and whether they are usable here."""
     from toolscore.models.providers import list_models
+
+    if check is not None:
+        _check_model(check)
+        return
 
     rows = list_models()
     if json_out:
@@ -50,6 +58,19 @@ def models_command(json_out: bool) -> None:
         return
     cols = ["provider", "example", "installed", "requirements"]
     stdout().print(_table("model providers", cols, [[r.get(c, "") for c in cols] for r in rows]))
+
+
+def _check_model(name: str) -> None:
+    from toolscore.models.local_host import check
+
+    provider, _, model = name.partition("/")
+    if provider != "local" or not model:
+        fail(f"--check {name}: only embedded models (local/NAME) can be checked offline")
+    with UserErrors():
+        ok, line = check(model=model)
+    (stdout() if ok else err).print(line, highlight=False, soft_wrap=True, markup=False)
+    if not ok:
+        raise SystemExit(1)
 
 
 @click.command("plugins")

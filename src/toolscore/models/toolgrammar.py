@@ -3,8 +3,9 @@
 Under this grammar a call is always ``<tool_call>{"name": NAME, "arguments": ARGS}</tool_call>``
 with NAME one of the offered tools and ARGS a JSON object that follows that tool's parameter
 schema (llama-cpp-python's JSON-schema converter writes those rules; a schema it cannot convert
-falls back to any JSON object). A reply holds 1 to ``max_calls`` such blocks, one per line. So
-a call can only be malformed when the token cap cuts it short.
+falls back to any JSON object; its strings hold no raw control character, as JSON requires:
+``JSON_CHAR``). A reply holds 1 to ``max_calls`` such blocks, one per line. So a call can only
+be malformed when the token cap cuts it short.
 
 The grammar is only for calls: when the model may also answer in text ("auto"), it chooses by
 its first token, unconstrained (see :mod:`toolscore.models.local`), because checking every
@@ -22,6 +23,14 @@ from toolscore.models.chatml import CALL_CLOSE, CALL_OPEN
 from toolscore.types import ToolSpec
 
 ANY_OBJECT: dict[str, Any] = {"type": "object"}
+# One character of a JSON string: anything but a quote, a backslash or a control character
+# (U+0000-U+001F, and DEL, which llama.cpp's own converter also leaves out), or an escape.
+# llama-cpp-python's converter allows raw controls (``[^"\\]``): the model then wrote a raw
+# newline inside a string, which no strict JSON parser reads. Its rule is replaced by this one.
+JSON_CHAR = (r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] '
+             r'[0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])')
+# What a reply of the embedded model depends on besides its prompt: part of its cache identity.
+FORMAT = "toolscore-calls-2"
 
 
 def literal(text: str) -> str:
@@ -45,7 +54,8 @@ def _arguments_rules(schema: Any, name: str) -> list[str]:
             conv.visit(conv.resolve_refs(json.loads(json.dumps(candidate)), "tool"), name)
         except Exception:  # the converter raises many kinds of errors: fall back
             continue
-        return conv.format_grammar().splitlines()
+        return [JSON_CHAR if line.startswith("char ::= ") else line
+                for line in conv.format_grammar().splitlines()]
     raise AssertionError("a plain JSON object always converts")
 
 

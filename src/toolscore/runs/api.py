@@ -20,11 +20,19 @@ from typing import Any, TypeVar
 
 from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
 from toolscore.benchmarks.registry import make_benchmark
+from toolscore.models.base import ModelCrashed
 from toolscore.records import RUN_FILE, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record, without_output
 from toolscore.runs.rebuild import rebuild_benchmark
-from toolscore.runs.runner import RunOptions, RunSummary, execute_run, new_run_config, rescore
-from toolscore.runs.workers import WorkerJob, check_workers, run_in_workers
+from toolscore.runs.runner import (
+    RunOptions,
+    RunSummary,
+    execute_run,
+    new_run_config,
+    rescore,
+)
+from toolscore.runs.stopped import RunStopped, interrupted, stop_facts, stoppable
+from toolscore.runs.workers import WorkerError, WorkerJob, check_workers, run_in_workers
 
 T = TypeVar("T")
 NO_MODEL = "none"
@@ -290,14 +298,20 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
         store.write_config(config)
     else:
         config = store.config()
-    if workers == 1:
-        summary = await execute_run(bench, client, store, run_options, on_record)
-    else:
-        job = WorkerJob(run_dir=str(store.path), model=None if client is None else model,
-                        base_url=base_url, cache=cache_str, timeout=timeout,
-                        model_args=dict(model_args or {}), registered=registered,
-                        relay="records" if on_record else "ticks" if progress else "none")
-        summary = await run_in_workers(bench, store, job, run_options, workers, on_record)
+    try:
+        if workers == 1:
+            summary = await execute_run(bench, client, store, run_options, on_record)
+        else:
+            job = WorkerJob(run_dir=str(store.path), model=None if client is None else model,
+                            base_url=base_url, cache=cache_str, timeout=timeout,
+                            model_args=dict(model_args or {}), registered=registered,
+                            relay="records" if on_record else "ticks" if progress else "none")
+            summary = await run_in_workers(bench, store, job, run_options, workers, on_record)
+    except (ModelCrashed, WorkerError) as e:
+        raise RunStopped(stop_facts(str(e), bench, store, run_options)) from e
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        interrupted.remember(stop_facts("interrupted (Ctrl-C)", bench, store, run_options))
+        raise
     with store.append_lock():  # shards: the last one to finish scores every shard's samples
         metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
         store.write_scores(metrics)
@@ -316,12 +330,12 @@ def summary_dict(summary: RunSummary) -> dict[str, Any]:
 
 def evaluate(benchmark: str | Benchmark, model: str | None = None, **kwargs: Any) -> Run:
     """:func:`evaluate_async` from synchronous code (also inside a running event loop)."""
-    return run_sync(lambda: evaluate_async(benchmark, model, **kwargs))
+    return stoppable(run_sync, lambda: evaluate_async(benchmark, model, **kwargs))
 
 
 def resume(run_dir: str | Path, **kwargs: Any) -> Run:
     """:func:`resume_async` from synchronous code."""
-    return run_sync(lambda: resume_async(run_dir, **kwargs))
+    return stoppable(run_sync, lambda: resume_async(run_dir, **kwargs))
 
 
 def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: bool | None = None,

@@ -21,7 +21,7 @@ from typing import Any
 
 from toolscore.benchmarks.base import Benchmark, Sample
 from toolscore.models.accounting import UsageLedger, usage_ledger
-from toolscore.models.base import InfraError
+from toolscore.models.base import InfraError, ModelCrashed
 from toolscore.records import RunConfig, RunStore, RunStoreError
 from toolscore.runs.progress import Progress
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
@@ -113,6 +113,8 @@ async def _run_one(benchmark: Benchmark, sample: Sample, epoch: int, client: Any
             output = await benchmark.run_sample(sample, model, epoch)
         except InfraError as e:
             record.update(status="error", error=f"infrastructure: {e}")
+        except ModelCrashed:  # not this sample's fault nor the model's: the run stops
+            raise
         except Exception as e:  # a harness bug must not lose the other samples
             record.update(status="error", error=f"harness: {type(e).__name__}: {e}",
                           traceback=traceback.format_exc(limit=5))
@@ -192,8 +194,15 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
             on_record(record)
 
     async with progress:
-        await asyncio.gather(*(worker() for _ in range(min(max(1, options.max_concurrency),
-                                                              len(todo)))))
+        tasks = [asyncio.ensure_future(worker())
+                 for _ in range(min(max(1, options.max_concurrency), len(todo)))]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:  # a crashed model, Ctrl-C: samples in flight are not finished
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
     summary.wall_s = time.perf_counter() - started
     return summary
 

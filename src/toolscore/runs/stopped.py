@@ -13,8 +13,16 @@ still stops a script's loop over models as Ctrl-C should, but with the same fact
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, TypeVar
+
+from toolscore.benchmarks.base import Benchmark
+from toolscore.records import RunStore
+from toolscore.runs.runner import RunOptions, pending
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -63,24 +71,39 @@ class RunInterrupted(KeyboardInterrupt):
         return (type(self), (self.facts,))
 
 
-def signal_name(number: int | None) -> str:
-    """``SIGSEGV (segmentation fault)`` for 11; ``signal 77`` for a number with no name."""
-    import signal
+def stop_facts(reason: str, bench: Benchmark, store: RunStore, options: RunOptions) -> StopFacts:
+    """What a stopped run's one line says: why, and how much of it is on disk."""
+    total, todo = pending(bench, store, replace(options, assigned=None))
+    return StopFacts(reason=reason, run_dir=store.path, benchmark=bench.name,
+                     kept=total - len(todo), total=total)
 
-    if number is None:
-        return "an unknown signal"
+
+class _Interrupted:
+    """The facts of the run Ctrl-C stopped in this process. asyncio raises its own
+    KeyboardInterrupt when the loop is interrupted, after the run's task has been cancelled,
+    so the facts are kept here for ``evaluate`` and ``resume`` to attach."""
+
+    def __init__(self) -> None:
+        self.facts: StopFacts | None = None
+
+    def remember(self, facts: StopFacts) -> None:
+        self.facts = facts
+
+    def take(self) -> StopFacts | None:
+        facts, self.facts = self.facts, None
+        return facts
+
+
+interrupted = _Interrupted()
+
+
+def stoppable(run_sync: Callable[[Callable[[], Any]], T], make: Callable[[], Any]) -> T:
+    """``run_sync(make)``, with Ctrl-C raised as a RunInterrupted that says what was kept."""
+    interrupted.take()
     try:
-        sig = signal.Signals(number)
-    except ValueError:
-        return f"signal {number}"
-    described = signal.strsignal(sig)
-    return f"{sig.name} ({described.lower()})" if described else sig.name
-
-
-def exit_status(code: int | None) -> str:
-    """How a child process ended, from ``Popen.returncode`` / ``Process.exitcode``."""
-    if code is None:
-        return "without an exit status"
-    if code < 0:
-        return f"of {signal_name(-code)}"
-    return f"with exit code {code}"
+        return run_sync(make)
+    except KeyboardInterrupt as e:
+        facts = interrupted.take()
+        if facts is None or isinstance(e, RunInterrupted):
+            raise
+        raise RunInterrupted(facts) from None

@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolscore.benchmarks.base import Benchmark, RunSettings
+from toolscore.exits import exit_status
 from toolscore.records import RunStore
 from toolscore.runs.progress import Progress
 from toolscore.runs.rebuild import rebuild_from_dir
@@ -227,8 +228,8 @@ async def _collect(handles: list[_Handle],
             if i not in results and not failed.done():
                 h.process.join(5)
                 failed.set_result(WorkerError(
-                    f"{h.name} ended without a result (exit code {h.process.exitcode}); "
-                    "finished samples are kept: resume the run to do the rest"))
+                    f"{h.name} (pid {h.process.pid}) died {exit_status(h.process.exitcode)} "
+                    "before it finished its samples"))
         except _Failed as e:
             if not failed.done():
                 failed.set_result(e.error)
