@@ -69,6 +69,14 @@ def test_an_unknown_host_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
         preflight("http://llm.internal.test:8000/v1")
 
 
+def test_a_resolver_that_does_not_answer_is_not_a_no(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def try_again(*args: Any, **kwargs: Any) -> Any:
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", try_again)
+    preflight("http://llm.internal.test:8000/v1")
+
+
 def test_no_route_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     async def unreachable(self: Any, sock: Any, address: Any) -> None:
         raise OSError(errno.EHOSTUNREACH, "Connect call failed")

@@ -206,6 +206,8 @@ async def check_reachable(url: str, proxy: str | None = None,
             try:
                 found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
             except socket.gaierror as e:
+                if e.errno == socket.EAI_AGAIN:  # the resolver did not answer: not a "no"
+                    return
                 raise EndpointUnreachable(f"{what}{shown}: unknown host {host!r} "
                                           f"({e.strerror or e})") from None
             causes: list[str] = []
