@@ -29,6 +29,7 @@ from toolscore.runs.runner import (
     RunSummary,
     execute_run,
     new_run_config,
+    pending,
     rescore,
 )
 from toolscore.runs.stopped import RunStopped, interrupted, stop_facts, stoppable
@@ -289,6 +290,8 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
         cache=cache_file if workers == 1 else None, max_concurrency=concurrency)
     run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
                              progress=progress, shard=shard)
+    if client is not None and (new or pending(bench, store, run_options)[1]):
+        await client.preflight()  # a wrong address: one line now, not after every retry
     if new:
         identity = client.model.cache_identity() if client is not None else {}
         config = new_run_config(bench, model, identity, run_options, options=options,
