@@ -227,7 +227,10 @@ async def _connect(loop: asyncio.AbstractEventLoop, family: int, kind: int, prot
     """None when a TCP connection to ``address`` opens (it is closed at once), else why not.
     A failure other than "nobody there" (e.g. too many open files) is this machine's, not the
     endpoint's: it passes."""
-    sock = socket.socket(family, kind, proto)
+    try:
+        sock = socket.socket(family, kind, proto)
+    except OSError:  # e.g. IPv6 off on this machine
+        return None
     try:
         sock.setblocking(False)
         await loop.sock_connect(sock, address)
