@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console, Group
@@ -12,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toolscore.benchmarks.base import Column
+from toolscore.text import printable
 
 
 def fmt(value: Any, kind: str = "number") -> str:
@@ -62,6 +64,13 @@ def metrics_table(title: str, benchmark: str | None, metrics: dict[str, Any],
     Figures are never cut: a column is never narrower than its widest figure; only headers
     and group names may wrap."""
     columns, rows = headline(benchmark, metrics)
+    return Group(Text(title), rows_table(columns, rows, width))
+
+
+def rows_table(columns: list[Column], rows: dict[str, dict[str, Any]], width: int = 80,
+               label: str = "group") -> Table:
+    """One row per entry of ``rows`` (labelled in the ``label`` column), one column per
+    ``columns``, or the transpose when only that fits in ``width``; see :func:`metrics_table`."""
     cells = {str(g): [fmt(m.get(c.key), c.kind) for c in columns] for g, m in rows.items()}
     titles = [c.title for c in columns]
     by_metric = [max([len(v[i]) for v in cells.values()] or [1]) for i in range(len(columns))]
@@ -78,7 +87,7 @@ def metrics_table(title: str, benchmark: str | None, metrics: dict[str, Any],
                                    by_metric))
     table = Table(title_justify="left")
     if not flip or not rows:
-        table.add_column("group", overflow="fold")
+        table.add_column(label, overflow="fold")
         for c, figure in zip(columns, by_metric, strict=True):
             table.add_column(c.title, justify="right", overflow="fold", min_width=figure)
         for group, values in cells.items():
@@ -89,7 +98,7 @@ def metrics_table(title: str, benchmark: str | None, metrics: dict[str, Any],
             table.add_column(escape(group), justify="right", overflow="fold", min_width=figure)
         for i, c in enumerate(columns):
             table.add_row(escape(c.title), *(values[i] for values in cells.values()))
-    return Group(Text(title), table)
+    return table
 
 
 def run_title(config: dict[str, Any]) -> str:
@@ -108,16 +117,75 @@ def run_title(config: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def _has_figures(columns: list[Column], rows: dict[str, dict[str, Any]]) -> bool:
+    return any(isinstance(row.get(c.key), (int, float)) and not isinstance(row.get(c.key), bool)
+               for row in rows.values() for c in columns)
+
+
 def print_run_summary(console: Console, config: dict[str, Any], metrics: dict[str, Any],
-                      summary: dict[str, Any] | None = None) -> None:
-    console.print(metrics_table(run_title(config), config.get("benchmark"), metrics,
-                                console.width))
-    for line in summary_lines(config.get("benchmark"), metrics):
-        console.print(line, highlight=False, markup=False)
+                      summary: dict[str, Any] | None = None,
+                      run_dir: str | Path | None = None) -> None:
+    """The run's title, metrics table, the benchmark's summary lines and a usage line. When
+    every sample ended in an infrastructure error there is nothing to tabulate: the title,
+    then how many samples and why (their distinct error messages, read from ``run_dir``;
+    without it, the count alone)."""
+    from toolscore.report.errors import error_lines, run_errors
+
+    benchmark = config.get("benchmark")
+    columns, rows = headline(benchmark, metrics)
     errors = metrics.get("errors", 0)
-    line = f"errors (excluded from scores): {errors}"
-    if summary:
-        line += (f" · model calls {summary.get('calls', 0)}"
-                 f" (cached {summary.get('cached_calls', 0)})"
-                 f" · tokens {summary.get('tokens', 0)} · wall {summary.get('wall_s', 0):.1f}s")
+    total, counts = (errors if isinstance(errors, int) else 0), None
+    if run_dir is not None:
+        try:
+            total, counts = run_errors(run_dir)
+        except Exception:  # noqa: BLE001 - the table below still says what it can
+            counts = None
+    failed = (bool(counts) and sum(n for _, n in counts) == total if counts is not None
+              else bool(total) and not _has_figures(columns, rows))
+    usage = "" if not summary else (
+        f"model calls {summary.get('calls', 0)} (cached {summary.get('cached_calls', 0)})"
+        f" · tokens {summary.get('tokens', 0)} · wall {summary.get('wall_s', 0):.1f}s")
+    if failed:
+        console.print(Text(run_title(config)))
+        for line in error_lines(total, counts):
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
+        if usage:
+            console.print(usage, highlight=False, markup=False)
+        return
+    console.print(Group(Text(run_title(config)), rows_table(columns, rows, console.width)))
+    for line in summary_lines(benchmark, metrics):
+        console.print(line, highlight=False, markup=False)
+    line = f"errors (excluded from scores): {errors}" + (f" · {usage}" if usage else "")
     console.print(line, highlight=False)
+
+
+def print_file_scores(console: Console, doc: dict[str, Any]) -> bool:
+    """Files in a method's own output format, scored one by one (``{"benchmark", "results":
+    [{"name", ...}]}``, e.g. AutoDE's recorded runs): one row per file with the benchmark's
+    headline columns and its first headline row (AutoDE: the published metric), so a folder
+    of runs reads as the paper's table. False, and nothing printed, when ``doc`` holds no
+    such results (the caller then prints the document as it is)."""
+    benchmark = doc.get("benchmark")
+    columns: list[Column] = []
+    rows: dict[str, dict[str, Any]] = {}
+    shown = ""
+    for n, result in enumerate(doc.get("results") or [], start=1):
+        if not isinstance(result, dict):
+            continue
+        cols, groups = headline(benchmark, result)
+        if not groups:
+            continue
+        group, row = next(iter(groups.items()))
+        columns, shown = columns or cols, shown or str(group)
+        rows[printable(str(result.get("name") or f"file {n}"))] = row
+    if not rows:
+        return False
+    files = f"{len(rows)} scored file{'s' if len(rows) != 1 else ''}"
+    title = f"{benchmark} · {files} · {shown} scores (all figures: --json)"
+    console.print(Group(Text(title), rows_table(columns, rows, console.width, label="file")))
+    written = doc.get("out")
+    if isinstance(written, list) and written:
+        folder = Path(str(written[0])).parent
+        console.print(f"scores of each file written to {folder}", highlight=False,
+                      markup=False, soft_wrap=True)
+    return True
