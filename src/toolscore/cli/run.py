@@ -290,10 +290,28 @@ def score_command(target: str, predictions: Path | None, overrides: tuple[str, .
     with UserErrors():
         if predictions is not None:
             doc = score_files(target, predictions, data=data, out=out, **options)
-            if json_out or "metrics" not in doc:
-                emit_json(doc)
+            if "metrics" in doc and not json_out:
+                print_run(doc, False)
                 return
-            print_run(doc, False)
+            # one result per scored file (AutoDE's recorded runs: its Table 1) as a table
+            from toolscore.report.tables import print_file_scores
+
+            if json_out or not print_file_scores(stdout(), doc):
+                emit_json(doc)
             return
         run = score(Path(target), **options)
-    print_run(run.to_dict(), json_out)
+        doc = run.to_dict()
+        if options:
+            # The header and --json say how these scores were computed: the run's options
+            # with the overrides in, as the benchmark read them (-o strict=true is True).
+            from toolscore.benchmarks.base import option_fields, options_to_json, parse_options
+            from toolscore.benchmarks.registry import benchmark_class
+
+            cls = benchmark_class(run.config.benchmark)
+            stored = dict(run.config.options)
+            known = {f.name for f in option_fields(cls.Options)}
+            used = options_to_json(parse_options(
+                cls.Options, {k: v for k, v in {**stored, **options}.items() if k in known},
+                f"benchmark {cls.name!r}"))
+            doc["config"]["options"] = {**stored, **{k: used[k] for k in options if k in used}}
+    print_run(doc, json_out)
