@@ -21,7 +21,9 @@ mcp_app = click.Group("mcp", help="Serve tool worlds over the Model Context Prot
 @click.option("--plugins", multiple=True,
               help="Installed plugin sets to serve instead of the benchmark's own (repeat).")
 @click.option("--data", type=click.Path(path_type=Path), default=None,
-              help="The benchmark's data folder; default: the dataset lookup.")
+              help="The benchmark's data folder (default: $TOOLSCORE_DATA, the user cache, "
+                   "a download). A desktop MCP client starts this server without your shell's "
+                   "environment: give the folder here.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
               show_default=True, help="stdio: one episode for the client that starts this "
               "process; http: episodes created over HTTP (POST /episodes).")
@@ -48,10 +50,12 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
     with its episode, turn and time, and an ended episode is scored into --out.
 
     \b
-    A desktop client plays the user with, in its mcpServers config:
-      "command": "toolscore",
+    A desktop client plays the user with, in its mcpServers config (absolute paths: the
+    client starts this server from its own folder, with a minimal environment):
+      "command": "/path/to/.venv/bin/toolscore",
       "args": ["mcp", "serve", "tooltalk", "--conversation", "AddAlarm-easy",
-               "--transport", "stdio", "--out", "runs/me"]
+               "--transport", "stdio", "--data", "/path/to/datasets",
+               "--out", "/path/to/runs/me"]
     """
     from toolscore.serve.mcp_tools import MISSING_SDK, MissingSDK, require_sdk
 
@@ -66,6 +70,8 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
         options["strict"] = True
     if embedder is not None:
         options["embedder"] = embedder
+    from toolscore.data import DataNotFound
+
     with UserErrors():
         from toolscore.serve.episodes import Episodes
         from toolscore.serve.http import check_host
@@ -73,8 +79,16 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
 
         if transport == "http":
             check_host(host, token)
-        world = ServedWorld.create(benchmark, conversation=conversation, plugins=plugins,
-                                   data=data, **options)
+        try:
+            world = ServedWorld.create(benchmark, conversation=conversation, plugins=plugins,
+                                       data=data, **options)
+        except DataNotFound as e:
+            if data is not None:
+                raise
+            # A desktop client starts this server with a minimal environment: the shell's
+            # TOOLSCORE_DATA does not reach it, so say where the folder must be given.
+            fail(f"{e} An MCP client starts this server without your shell's environment: "
+                 "put --data DIR in the server's args.")
         episodes = Episodes(world, out, agent=agent).__enter__()
     try:
         if transport == "stdio":
