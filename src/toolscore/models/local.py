@@ -24,11 +24,13 @@ import functools
 import importlib.util
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolscore.models import chatml
+from toolscore.models.base import InfraError, ModelCrashed
 from toolscore.models.gguf import read_metadata
 from toolscore.models.local_engine import (
     CALL_TOKENS,
@@ -213,3 +215,27 @@ class LocalModel:
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> Reply:
         return await asyncio.to_thread(self._generate_sync, messages, tools, config)
+
+
+def check(model_path: Path | None = None, model: str = "smollm2") -> tuple[bool, str]:
+    """Load the local model in a child process exactly as a run does and generate a few
+    tokens: (worked?, one line saying what happened and, if not, what to do)."""
+    started = time.perf_counter()
+    llm = LocalModel(model, model_path=model_path)
+    try:
+        reply = llm._generate_sync([Message(role="user", content="Say hello.")], [],
+                                   GenerateConfig(max_tokens=16))
+    except ModelCrashed as e:
+        return False, (f"{e}: this build of llama-cpp-python crashes on this CPU. "
+                       "Rebuild it portable: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install "
+                       "--force-reinstall --no-deps --no-cache-dir llama-cpp-python==0.3.36")
+    except InfraError as e:
+        return False, f"{e}"
+    finally:
+        llm.close()
+    seconds = time.perf_counter() - started
+    tokens = reply.usage.output_tokens
+    info = llm.host_info
+    return True, (f"{llm.name}: ok, {tokens} tokens generated in a child process in "
+                  f"{seconds:.1f} s including loading (engine {info.get('engine')}, "
+                  f"extra buffers {'on' if info.get('extra_bufts') else 'off'})")

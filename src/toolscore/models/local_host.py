@@ -28,7 +28,6 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -201,33 +200,6 @@ def main(argv: list[str]) -> int:
     os.dup2(2, 1)  # native code printing to stdout must not corrupt a frame
     sys.stdout = sys.stderr
     return serve(argv[0], sys.stdin.buffer, replies)
-
-
-def check(model_path: Path | None = None, model: str = "smollm2") -> tuple[bool, str]:
-    """Load the local model in a child process exactly as a run does and generate a few
-    tokens: (worked?, one line saying what happened and, if not, what to do)."""
-    from toolscore.models.local import LocalModel
-    from toolscore.types import GenerateConfig, Message
-
-    started = time.perf_counter()
-    llm = LocalModel(model, model_path=model_path)
-    try:
-        reply = llm._generate_sync([Message(role="user", content="Say hello.")], [],
-                                   GenerateConfig(max_tokens=16))
-    except ModelCrashed as e:
-        return False, (f"{e}: this build of llama-cpp-python crashes on this CPU. "
-                       "Rebuild it portable: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install "
-                       "--force-reinstall --no-deps --no-cache-dir llama-cpp-python==0.3.36")
-    except InfraError as e:
-        return False, f"{e}"
-    finally:
-        llm.close()
-    seconds = time.perf_counter() - started
-    tokens = reply.usage.output_tokens
-    info = llm.host_info
-    return True, (f"{llm.name}: ok, {tokens} tokens generated in a child process in "
-                  f"{seconds:.1f} s including loading (engine {info.get('engine')}, "
-                  f"extra buffers {'on' if info.get('extra_bufts') else 'off'})")
 
 
 if __name__ == "__main__":
