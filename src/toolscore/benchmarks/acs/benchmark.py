@@ -55,6 +55,15 @@ class ACSOptions:
     seed: int = option(0, "Seed of the bootstrap, the example draw and the judge's sampling.")
 
 
+def check_options(o: ACSOptions) -> None:
+    if o.shots < 0 or o.votes < 1 or o.resamples < 0 or o.max_tokens < 1:
+        raise OptionError("acs: shots and resamples must be >= 0; votes and max_tokens >= 1")
+    if o.judge in ("acs-verify", "hybrid") and o.judge_config is None and (
+            o.shots or o.votes != 1 or o.shot_reasons):
+        raise OptionError(f"acs: --shots, --votes and --shot-reasons apply to LLM judges, "
+                          f"not {o.judge}")
+
+
 class ACSBenchmark(ConfiguredJudge, Benchmark):
     """ACS (arithmetic constraint satisfaction): a judge's agreement with human labels."""
 
@@ -65,17 +74,23 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
     columns = agreement.COLUMNS
 
     @classmethod
+    def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
+        """The options and the judge configuration file are checked before the dataset is
+        looked for: a mistake in what was asked is said first, with or without the data."""
+        check_options(options)
+        if options.judge_config is not None:
+            from toolscore.judges.registry import load_judge_config
+
+            load_judge_config(options.judge_config).require(*KINDS)
+        return super().locate_data(data, options, download)
+
+    @classmethod
     def create(cls, data_dir: Path | None, options: Any) -> ACSBenchmark:
         return cls(data_dir, options)
 
     def __init__(self, data_dir: str | Path | None, options: ACSOptions | None = None) -> None:
         o = options or ACSOptions()
-        if o.shots < 0 or o.votes < 1 or o.resamples < 0 or o.max_tokens < 1:
-            raise OptionError("acs: shots and resamples must be >= 0; votes and max_tokens >= 1")
-        if o.judge in ("acs-verify", "hybrid") and o.judge_config is None and (
-                o.shots or o.votes != 1 or o.shot_reasons):
-            raise OptionError(f"acs: --shots, --votes and --shot-reasons apply to LLM judges, "
-                              f"not {o.judge}")
+        check_options(o)
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.options = o
         self._rows: list[AcsRow] | None = None
