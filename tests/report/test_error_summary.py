@@ -102,3 +102,14 @@ def test_run_command_prints_no_empty_table(tmp_path: Path) -> None:
     assert done.exit_code == 3, done.output
     assert "┏" not in done.stdout
     assert "no scores: all 6 samples ended in an infrastructure error" in done.stdout
+
+
+def test_report_of_a_run_with_every_sample_refused(refused: Path) -> None:
+    done = CliRunner().invoke(app, ["report", str(refused)], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    assert "┏" not in done.stdout
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("no scores"))
+    assert lines[start] == ("no scores: all 6 samples ended in an infrastructure error "
+                            "(1 distinct message):")
+    assert lines[start + 1].startswith("  6 × infrastructure: HTTP 400")

@@ -204,6 +204,10 @@ def print_overview(console: Console, doc: dict[str, Any]) -> None:
     if doc["seeds"]:
         parts.append("seeds " + ", ".join(f"{k}={v}" for k, v in doc["seeds"].items()))
     title = " · ".join(parts)
+    counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
+    if counts["records"] and counts["errors"] == counts["records"]:
+        _print_failed_run(console, title, doc, counts["records"])
+        return
     if doc["metrics"]:
         from toolscore.report.tables import metrics_table, summary_lines
 
@@ -217,7 +221,6 @@ def print_overview(console: Console, doc: dict[str, Any]) -> None:
     intervals = (doc.get("intervals") or {}).get("splits") or {}
     if any(intervals.values()):
         console.print(_intervals_table(doc["intervals"]))
-    counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
     console.print(
         f"samples {counts['samples']} · (sample, epoch) records {counts['records']} · "
         f"errors (excluded from scores) {counts['errors']}",
@@ -235,6 +238,19 @@ def print_overview(console: Console, doc: dict[str, Any]) -> None:
     console.print(_usage_table(doc))
     for line in _cost_notes(doc.get("cost")):
         console.print(line, highlight=False)
+
+
+def _print_failed_run(console: Console, title: str, doc: dict[str, Any], records: int) -> None:
+    """Every record ended in an infrastructure error: no table has anything to show, so the
+    title, then how many and why (the distinct error messages)."""
+    from toolscore.report.errors import error_lines, run_errors
+
+    console.print(title, highlight=False, markup=False)
+    for line in error_lines(records, run_errors(doc["run_dir"])[1]):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    u = doc["usage"]
+    console.print(f"tokens {u['tokens']} · model calls {u['calls']} (cached "
+                  f"{u['cached_calls']})", highlight=False, markup=False)
 
 
 def _intervals_table(intervals: dict[str, Any]) -> Table:
