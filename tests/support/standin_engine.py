@@ -5,7 +5,8 @@ that the tests can make that process die exactly as a native crash does.
 It answers every request with a short deterministic text reply (no tool calls). With
 ``$STANDIN_CRASH_AT=N`` it kills its own process with SIGSEGV on its N-th request, unless
 the file ``$STANDIN_CRASH_ONCE`` exists (it creates that file just before dying): a run
-crashes once, and its resume finishes. ``$STANDIN_CRASH_ON_LOAD=1`` dies while loading.
+crashes once, and its resume finishes. ``$STANDIN_CRASH_ON_LOAD=1`` dies while loading;
+``$STANDIN_SECONDS`` makes every reply take that long.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ class StandInEngine:
             if once:
                 Path(once).touch()
             os.kill(os.getpid(), signal.SIGSEGV)
+        time.sleep(float(os.environ.get("STANDIN_SECONDS", "0")))  # a slow model
         digest = hashlib.sha256(request["text"].encode()).hexdigest()[:6]
         text = f"I cannot do that ({digest})."
         return {"input_tokens": len(request["text"]) // 4, "output_tokens": 6, "text": text,

@@ -72,7 +72,8 @@ def judge_command(run_dir: Path, judge: str, model: str | None, cache: Path | No
         from toolscore.report.tables import print_run_summary
 
         console = stdout()
-        print_run_summary(console, run.config.to_dict(), run.metrics or {}, run.summary)
+        print_run_summary(console, run.config.to_dict(), run.metrics or {}, run.summary,
+                          run_dir=run.path)
         console.print(f"judgements: {run.path}", highlight=False, soft_wrap=True)
     exit_if_incomplete(run, "judgements", "the same command again retries exactly those")
 

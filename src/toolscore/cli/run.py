@@ -210,7 +210,8 @@ def print_run(doc: dict[str, Any], json_out: bool) -> None:
     from toolscore.report.tables import print_run_summary
 
     console = stdout()
-    print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"))
+    print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"),
+                      run_dir=doc.get("run_dir"))
     if doc.get("run_dir"):
         console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
     if doc.get("html_report"):

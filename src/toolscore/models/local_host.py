@@ -187,7 +187,10 @@ def serve(model_path: str, requests: IO[bytes], replies: IO[bytes]) -> int:
 
             answer = {"error": "bug", "message": f"{type(e).__name__}: {e}",
                       "traceback": traceback.format_exc(limit=8)}
-        write_frame(replies, answer)
+        try:
+            write_frame(replies, answer)
+        except OSError:  # the parent is gone (stopped, killed): nobody to answer
+            break
     close = getattr(engine, "close", None)
     if close is not None:  # freed while llama_cpp's globals still exist
         close()
