@@ -211,6 +211,7 @@ def test_cache_identity_names_format_template_and_caps() -> None:
     ident = LocalModel().cache_identity()
     assert ident["gguf"].endswith(".gguf") and ident["gguf_size"] > 1_000_000
     assert ident["prompt_format"] == chatml.FORMAT and len(ident["chat_template_sha256"]) == 16
+    assert ident["call_grammar"] == "toolscore-calls-2"  # replies under the old grammar differ
     assert set(ident["caps"]) == {"text_tokens", "call_tokens", "max_calls", "loop_periods",
                                   "loop_repeats"}
 

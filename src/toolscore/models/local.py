@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolscore.models import chatml
+from toolscore.models import chatml, toolgrammar
 from toolscore.models.base import InfraError, ModelCrashed
 from toolscore.models.gguf import read_metadata
 from toolscore.models.local_engine import (
@@ -162,7 +162,7 @@ class LocalModel:
         identity: dict[str, object] = {
             "provider": "local", "model": self.model, "gguf": self.path.name,
             "gguf_size": self.path.stat().st_size, "n_ctx": N_CTX,
-            "prompt_format": chatml.FORMAT,
+            "prompt_format": chatml.FORMAT, "call_grammar": toolgrammar.FORMAT,
             "chat_template_sha256": hashlib.sha256(template.encode()).hexdigest()[:16],
             "caps": {"text_tokens": TEXT_TOKENS, "call_tokens": CALL_TOKENS,
                      "max_calls": MAX_CALLS, "loop_periods": list(LOOP_PERIODS),
