@@ -1,5 +1,6 @@
-"""Suite-wide setup: dataset availability (see support/data.py) and a private cache folder, so
-no test writes into the user's real ~/.cache/toolscore."""
+"""Suite-wide setup: dataset availability (see support/data.py), a private cache folder, so
+no test writes into the user's real ~/.cache/toolscore, and a check that native model code
+never runs in the test process."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def _private_cache(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    if data.ROOT.is_dir():  # the library finds the datasets the suite found (../shared/...)
+        monkeypatch.setenv("TOOLSCORE_DATA", str(data.ROOT))
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:

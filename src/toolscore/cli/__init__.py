@@ -74,9 +74,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="toolscore")
-def app() -> None:
+@click.option("--debug", is_flag=True,
+              help="Also print the Python traceback behind a one-line error or a stopped run.")
+def app(debug: bool) -> None:
     """Evaluate tool-calling assistants and agents: ToolTalk, AutoDE, ToolEval, ACS and your
     own benchmarks, with numbers you can trust and reproduce."""
+    from toolscore.cli import common
+
+    common.DEBUG = debug
 
 
 def main() -> None:

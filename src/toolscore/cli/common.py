@@ -27,6 +27,16 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 # left out of the scores): resuming the run directory retries exactly those.
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
+# ``toolscore --debug``: the traceback behind a one-line error is printed too (a condition
+# toolscore knows is one line; the traceback is for whoever debugs toolscore itself).
+DEBUG = False
+
+
+def debug_traceback(error: BaseException | None) -> None:
+    if DEBUG and error is not None:
+        import traceback
+
+        sys.stderr.write("".join(traceback.format_exception(error)))
 
 
 def fail(message: str) -> NoReturn:
@@ -83,6 +93,7 @@ class UserErrors:
     def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
         if value is not None and isinstance(value, USER_ERRORS) and not isinstance(
                 value, click.exceptions.Exit):
+            debug_traceback(value)
             fail(str(value))
         return False
 
@@ -100,6 +111,7 @@ class StoppedRuns:
         from toolscore.runs.stopped import RunInterrupted, RunStopped
 
         if isinstance(value, (RunStopped, RunInterrupted)):
+            debug_traceback(value)
             err.print(f"[red]stopped:[/red] {escape(printable(' '.join(str(value).split())))}",
                       highlight=False, soft_wrap=True)
             raise SystemExit(130 if value.interrupted else EXIT_INCOMPLETE)
