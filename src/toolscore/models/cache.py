@@ -154,9 +154,26 @@ class ResponseCache:
         self._conn: sqlite3.Connection | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = self._open(busy_timeout_s)
+            self._conn = self._open_patiently(busy_timeout_s)
         except (sqlite3.Error, OSError) as e:
             self._conn = self._open_read_only(busy_timeout_s, e)
+
+    def _open_patiently(self, busy_timeout_s: float) -> sqlite3.Connection:
+        """:meth:`_open`, tried again while another process holds the file: switching to WAL
+        and creating the table need a lock that SQLite's busy handler does not always wait
+        for (several workers opening one new cache at once got "database is locked" and ran
+        without a cache)."""
+        deadline = time.monotonic() + busy_timeout_s
+        pause = 0.01
+        while True:
+            try:
+                return self._open(busy_timeout_s)
+            except sqlite3.OperationalError as e:
+                busy = "locked" in str(e) or "busy" in str(e)
+                if not busy or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     def _open(self, busy_timeout_s: float) -> sqlite3.Connection:
         conn = sqlite3.connect(str(self.path), timeout=busy_timeout_s, check_same_thread=False,
