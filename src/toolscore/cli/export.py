@@ -10,6 +10,7 @@ import click
 
 from toolscore.cli.common import USER_ERRORS, err
 from toolscore.cli.common import fail as _fail
+from toolscore.records.paths import check_output_path
 
 
 @click.command("export")
@@ -28,6 +29,7 @@ def export(run_dir: Path, fmt: str, out: str | None, validate: bool) -> None:
     from toolscore.report.export import export_run, run_rows, write_rows
 
     try:
+        check_output_path(out, "--out")
         if validate and (fmt != "inspect" or out == "-"):
             raise ValueError("--validate needs --format inspect and an output file")
         if out == "-":

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from toolscore.cli.common import UserErrors, emit_json, err, fail
+from toolscore.records.paths import check_output_path
 
 
 def _metrics(values: tuple[str, ...]) -> str | dict[str, str] | None:
@@ -67,6 +68,7 @@ def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], spli
     if resamples < 1:
         fail(f"--resamples {resamples}: must be at least 1")
     with UserErrors():
+        check_output_path(html_out, "--html")
         prices = load_prices(prices_file) if prices_file is not None else None
         doc = build_leaderboard(list(inputs), metric=_metrics(metrics), split=split,
                                 prices=prices, alpha=alpha, seed=seed, n_resamples=resamples)

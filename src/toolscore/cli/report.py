@@ -17,6 +17,7 @@ from rich.table import Table
 
 from toolscore.cli.common import USER_ERRORS, emit_json, err
 from toolscore.cli.common import fail as _fail
+from toolscore.records.paths import check_output_path
 
 MAX_FLIPS_SHOWN = 20
 
@@ -355,6 +356,7 @@ def report(
     from toolscore.report.usage import load_prices
 
     try:
+        check_output_path(html_out, "--html")
         prices = load_prices(prices_file) if prices_file is not None else None
         if html_out is None:
             doc = run_overview(run_dir, seed=seed, prices=prices)
