@@ -6,7 +6,9 @@ when it is shown, where a ``.json`` log is parsed whole; the archive is also com
 9,996-record ToolTalk run: 36 MB of JSON). A ``.eval`` file is listed by ``inspect view``
 whatever its name. Members, as Inspect's reader looks them up: ``header.json`` (the log without
 samples), ``_journal/start.json`` (spec and plan), ``samples/<id>_epoch_<n>.json`` (one per
-sample) and ``summaries.json`` (the list the viewer shows before opening a sample).
+sample) and ``summaries.json`` (the list the viewer shows before opening a sample). A sample's
+member is named from its id, so the writer takes only names that are safe to extract
+(:mod:`toolscore.report.export_inspect_names`) and never writes one name twice.
 
 Samples are written one at a time and their summaries spooled to a temporary file, so memory
 stays flat in the number of records here too.
@@ -18,6 +20,8 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from typing import IO, Any
+
+from toolscore.report.export_inspect_names import sample_member
 
 SUMMARY_METADATA = (str, int, float, bool, type(None))  # the small values a list row shows
 
@@ -41,13 +45,17 @@ def write_eval_zip(head: dict[str, Any], samples: Iterator[dict[str, Any]], raw:
                    dumps: Callable[[Any], str]) -> int:
     """Write the archive to the binary stream ``raw``; returns the samples written."""
     written = 0
+    names: set[str] = set()
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool, \
             zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("_journal/start.json", dumps(
             {"version": head["version"], "eval": head["eval"], "plan": head["plan"]}))
         for sample in samples:
-            archive.writestr(f"samples/{sample['id']}_epoch_{sample['epoch']}.json",
-                             dumps(sample))
+            name = sample_member(str(sample["id"]), sample["epoch"])
+            if name in names:
+                raise ValueError(f"two samples would be stored as {name} in the archive")
+            names.add(name)
+            archive.writestr(name, dumps(sample))
             spool.write(("," if written else "") + dumps(summary_of(sample)))
             written += 1
         spool.seek(0)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolscore.records.table import is_scalar
+from toolscore.report.export_inspect_names import inspect_id
 from toolscore.report.usage import record_roles
 from toolscore.report.view import RunView
 
@@ -182,7 +183,10 @@ def _score(record: dict[str, Any], shown: dict[str, Any], answer: str, asides: l
 
 
 def inspect_sample(record: dict[str, Any], ctx: SampleContext) -> dict[str, Any]:
-    """One record (the latest of its sample and epoch) as an Inspect sample."""
+    """One record (the latest of its sample and epoch) as an Inspect sample. Its id is one that
+    is safe in a file path (:func:`~toolscore.report.export_inspect_names.inspect_id`: the
+    archive names the sample's member after it, and so does Inspect converting a ``.json`` log
+    to ``.eval``); the record's own id is in the metadata as ``toolscore_id``."""
     shown = ctx.view.record_view(record)
     messages, asides = view_messages(shown, ctx.model)
     roles = record_roles(record)
@@ -205,7 +209,7 @@ def inspect_sample(record: dict[str, Any], ctx: SampleContext) -> dict[str, Any]
     if shown.get("view_error"):
         metadata["view_error"] = shown["view_error"]
     doc: dict[str, Any] = {
-        "id": str(record["id"]), "epoch": epoch + 1, "input": first_user, "target": "",
+        "id": inspect_id(str(record["id"])), "epoch": epoch + 1, "input": first_user, "target": "",
         "messages": messages, "output": output, "metadata": finite(metadata),
         "model_usage": model_usage, "role_usage": role_usage,
         "total_time": record.get("time_s")}
