@@ -1,6 +1,7 @@
 """The typed run artefact and the store that reads and writes it (bottom layer: every layer
 above may read a run directory)."""
 
+from toolscore.records.files import NotStored, UnsafeFile
 from toolscore.records.schema import (
     FORMAT_VERSION,
     RecordError,
@@ -17,5 +18,6 @@ from toolscore.records.store import (
     sample_key,
 )
 
-__all__ = ["FORMAT_VERSION", "RUN_FILE", "SAMPLES_FILE", "SCORES_FILE", "RecordError",
-           "RunConfig", "RunStore", "RunStoreError", "SampleRecord", "json_schema", "sample_key"]
+__all__ = ["FORMAT_VERSION", "RUN_FILE", "SAMPLES_FILE", "SCORES_FILE", "NotStored",
+           "RecordError", "RunConfig", "RunStore", "RunStoreError", "SampleRecord",
+           "UnsafeFile", "json_schema", "sample_key"]

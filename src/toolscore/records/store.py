@@ -1,7 +1,9 @@
 """A run on disk: ``run.json`` (configuration) and ``samples.jsonl`` (one line per finished sample).
 
-``samples.jsonl`` is append-only and flushed line by line, so a run killed at any moment (even
-SIGKILL) loses at most the line being written; that partial line is cut off on resume.
+``samples.jsonl`` is append-only, each record written whole in one write, so a run killed at
+any moment (even SIGKILL) loses at most the line being written; that partial line is cut off on
+resume. A write that fails (full disk, file size limit) raises :class:`NotStored` after cutting
+its partial line off, and no write goes through a link (:mod:`toolscore.records.files`).
 """
 
 from __future__ import annotations
@@ -9,11 +11,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from toolscore.records.files import (
+    NotStored,
+    RunStoreError,
+    open_in_place,
+    refuse_unsafe,
+    replace_file,
+    write_all,
+)
 from toolscore.records.schema import FORMAT_VERSION, RecordError, RunConfig, SampleRecord
 
 RUN_FILE = "run.json"
@@ -21,6 +30,8 @@ LOCK_FILE = ".lock"
 APPEND_LOCK_FILE = ".append.lock"
 SAMPLES_FILE = "samples.jsonl"
 SCORES_FILE = "scores.json"
+#: Every file the store writes in a run directory (besides its own temporary files).
+RUN_FILES = (RUN_FILE, SAMPLES_FILE, SCORES_FILE, LOCK_FILE, APPEND_LOCK_FILE)
 
 
 def json_line(record: dict[str, Any]) -> str:
@@ -32,10 +43,6 @@ def json_line(record: dict[str, Any]) -> str:
     except UnicodeEncodeError:
         line = json.dumps(record, ensure_ascii=True, default=str) + "\n"
     return line
-
-
-class RunStoreError(ValueError):
-    """A run directory that cannot be read (one line naming the file)."""
 
 
 def _json_file(f: Path) -> Any:
@@ -74,7 +81,7 @@ class RunLock:
         self.shared = shared  # the shards of one run hold it together; a whole run alone
         self.name = name
         self.wait = wait
-        self._fh: Any = None
+        self._fd: int | None = None
         self._created = False
 
     def acquire(self) -> RunLock:
@@ -84,41 +91,57 @@ class RunLock:
             return self
         self._created = not self.path.exists()
         self.path.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path / self.name, "a+", encoding="utf-8")  # noqa: SIM115 - held: the lock lives as long as this handle
+        # held: the lock lives as long as this descriptor
+        fd = open_in_place(self.path / self.name, os.O_RDWR | os.O_CREAT)
         mode = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
         try:
-            fcntl.flock(fh.fileno(), mode if self.wait else mode | fcntl.LOCK_NB)
+            fcntl.flock(fd, mode if self.wait else mode | fcntl.LOCK_NB)
         except OSError:
-            fh.seek(0)
-            holder = fh.read().strip()
-            fh.close()
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            os.close(fd)
             raise RunLocked(f"{self.path}: another toolscore process"
                             + (f" (pid {holder})" if holder.isdigit() else "")
                             + " is writing this run directory; wait for it to finish or "
                             "stop it, then resume") from None
+        self._fd = fd
+        if self.name == LOCK_FILE:  # a writer of the run: refused before it writes anything
+            try:
+                check_run_files(self.path)
+            except BaseException:
+                self.release()
+                raise
         if not self.shared and not self.wait:
-            fh.seek(0)
-            fh.truncate()
-            fh.write(str(os.getpid()))
-            fh.flush()
-        self._fh = fh
+            # the pid only names the holder when a second writer is refused: a disk too full
+            # to hold it takes nothing from the lock
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
         return self
 
     def release(self) -> None:
-        if self._fh is not None:
+        if self._fd is not None:
             # A run that failed before writing anything (bad data) leaves no directory behind.
             if self._created and [p.name for p in self.path.iterdir()] == [self.name]:
                 (self.path / self.name).unlink(missing_ok=True)
                 with contextlib.suppress(OSError):  # a shard came in meanwhile
                     self.path.rmdir()
-            self._fh.close()  # closing the descriptor drops the flock
-            self._fh = None
+            os.close(self._fd)  # closing the descriptor drops the flock
+            self._fd = None
 
     def __enter__(self) -> RunLock:
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def check_run_files(path: Path) -> None:
+    """Refuse a run directory whose files toolscore would write through a link, or (written in
+    place) with other names: said before a run, resume or rescoring changes anything."""
+    for name in (RUN_FILE, SCORES_FILE):
+        refuse_unsafe(path / name)
+    for name in (SAMPLES_FILE, APPEND_LOCK_FILE):
+        refuse_unsafe(path / name, in_place=True)
 
 
 Projection = Callable[[Any], Any]
@@ -142,28 +165,27 @@ def sample_key(record: dict[str, Any]) -> tuple[str, int]:
     return str(record["id"]), int(record.get("epoch", 0))
 
 
-def _cut_partial_tail(fh: Any) -> int:
-    """Truncate ``fh`` (binary, readable) after its last newline; returns the bytes cut."""
-    end = fh.seek(0, os.SEEK_END)
-    if end == 0:
-        return 0
-    fh.seek(end - 1)
-    if fh.read(1) == b"\n":
-        return 0
+def _cut_partial_tail(fd: int, path: Path) -> tuple[int, int]:
+    """Truncate the file ``fd`` after its last newline; (its size before, its size after)."""
+    end = os.fstat(fd).st_size
+    if end == 0 or os.pread(fd, 1, end - 1) == b"\n":
+        return end, end
     pos, block = end, 65536
     while pos > 0:  # scan back block by block: records can be long
         start = max(0, pos - block)
-        fh.seek(start)
-        chunk = fh.read(pos - start)
-        i = chunk.rfind(b"\n")
+        i = os.pread(fd, pos - start, start).rfind(b"\n")
         if i >= 0:
             keep = start + i + 1
             break
         pos = start
     else:
         keep = 0
-    fh.truncate(keep)
-    return end - keep
+    try:
+        os.ftruncate(fd, keep)
+    except OSError as e:
+        raise NotStored(f"{path}: its partial last line cannot be cut off ({e.strerror})"
+                        ) from None
+    return end, keep
 
 
 class RunStore:
@@ -195,11 +217,8 @@ class RunStore:
             config = RunConfig.from_dict({"format_version": FORMAT_VERSION, **config},
                                          str(self.path / RUN_FILE))
         self.path.mkdir(parents=True, exist_ok=True)
-        # a name of this writer's own: shards starting together each write run.json, and a
-        # shared temporary name would be renamed away under another writer
-        tmp = self.path / f"{RUN_FILE}.{os.getpid()}.{threading.get_ident()}.tmp"
-        tmp.write_text(json.dumps(config.to_dict(), indent=2, sort_keys=True, default=str))
-        os.replace(tmp, self.path / RUN_FILE)
+        text = json.dumps(config.to_dict(), indent=2, sort_keys=True, default=str)
+        replace_file(self.path / RUN_FILE, [text.encode("utf-8")])
 
     def config(self) -> RunConfig:
         """``run.json``, typed; a 0.1.0 file is read into the current shape."""
@@ -219,12 +238,18 @@ class RunStore:
     # -- samples -----------------------------------------------------------------------------
     def repair(self) -> int:
         """Cut a partial last line left by a killed writer; returns the bytes removed."""
+        refuse_unsafe(self.samples_path, in_place=True)  # said before the file is read
         if not self.samples_path.is_file():
             return 0
         for _ in self.records(without_output):  # a file that is not a run's lines is refused,
             pass                                 # never cut
-        with self.append_lock(), open(self.samples_path, "r+b", buffering=0) as fh:
-            return _cut_partial_tail(fh)
+        with self.append_lock():
+            fd = open_in_place(self.samples_path, os.O_RDWR)
+            try:
+                end, keep = _cut_partial_tail(fd, self.samples_path)
+            finally:
+                os.close(fd)
+        return end - keep
 
     def records(self, project: Projection | None = None) -> Iterator[dict[str, Any]]:
         """Every complete record in file order; the latest record of a key wins in ``latest``.
@@ -297,16 +322,28 @@ class RunStore:
                 raise RunStoreError(str(e)) from None
 
     def append(self, record: dict[str, Any] | SampleRecord) -> None:
+        """Add one record at the end of ``samples.jsonl``, whole, or raise :class:`NotStored`
+        (a full disk, the file size limit) with the file as it was before."""
         if isinstance(record, SampleRecord):
             record = record.to_dict()
         data = json_line(record).encode("utf-8")  # (the lock makes the folder if it is gone)
         # Under the append lock, in one write: shards of a run append to this file at once,
         # and a shard killed mid-line must not glue its partial line to the next record.
-        with self.append_lock(), open(self.samples_path, "a+b", buffering=0) as fh:
-            _cut_partial_tail(fh)
-            fh.seek(0, os.SEEK_END)
-            fh.write(data)
-            fh.flush()
+        path = self.samples_path
+        with self.append_lock():
+            fd = open_in_place(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+            try:
+                _, end = _cut_partial_tail(fd, path)
+                try:
+                    write_all(fd, data, path)
+                except NotStored:
+                    # a part of the line may be written: cut it now, so that the file holds
+                    # whole records only (else the next append or resume cuts it)
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, end)
+                    raise
+            finally:
+                os.close(fd)
 
     def partial_tail(self) -> int | None:
         """The line number of a partial last line (a writer killed mid-line), else None. Reads
@@ -334,19 +371,13 @@ class RunStore:
             raise RunStoreError(f"{self.samples_path}: line {torn}: partial record (the run "
                                 "was stopped while writing it); resume the run to finish it, "
                                 "then score; the run's files are left as they are")
-        tmp = self.path / (SAMPLES_FILE + ".tmp")
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                for r in records:
-                    fh.write(json_line(r))
-        except BaseException:  # a stream that fails half-way leaves the run as it was
-            tmp.unlink(missing_ok=True)
-            raise
-        os.replace(tmp, self.samples_path)
+        refuse_unsafe(self.samples_path)  # before the stream is read
+        replace_file(self.samples_path, (json_line(r).encode("utf-8") for r in records))
 
     def write_scores(self, scores: dict[str, Any]) -> None:
-        (self.path / SCORES_FILE).write_text(json.dumps(scores, indent=2, sort_keys=True,
-                                                        default=str))
+        """Write ``scores.json`` whole (a failure leaves the previous file as it was)."""
+        text = json.dumps(scores, indent=2, sort_keys=True, default=str)
+        replace_file(self.path / SCORES_FILE, [text.encode("utf-8")])
 
     def read_scores(self) -> dict[str, Any] | None:
         f = self.path / SCORES_FILE

@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 from toolscore.benchmarks.base import Benchmark, Sample
 from toolscore.models.accounting import UsageLedger, usage_ledger
 from toolscore.models.base import InfraError, ModelCrashed
-from toolscore.records import RunConfig, RunStore, RunStoreError
+from toolscore.records import NotStored, RunConfig, RunStore, RunStoreError
 from toolscore.runs.progress import Progress
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
@@ -79,6 +79,12 @@ class RunOptions:
     # only these (sample id, epoch) keys, in this order: a worker's share of the unfinished
     # pairs (runs.workers), read from a store its parent has repaired and holds locked
     assigned: list[tuple[str, int]] | None = None
+
+    def __post_init__(self) -> None:
+        # samples[:-1] would quietly drop the last sample, and 0 would do nothing and exit 0
+        for name, value in (("epochs", self.epochs), ("limit", self.limit)):
+            if value is not None and (type(value) is not int or value < 1):
+                raise ValueError(f"--{name} {value!r}: must be a whole number, 1 or more")
 
 
 @dataclass
@@ -198,13 +204,25 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
                  for _ in range(min(max(1, options.max_concurrency), len(todo)))]
         try:
             await asyncio.gather(*tasks)
-        except BaseException:  # a crashed model, Ctrl-C: samples in flight are not finished
+        except BaseException as e:  # a crashed model, Ctrl-C: samples in flight are not finished
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if isinstance(e, NotStored):
+                _say_what_was_kept(e, benchmark, store, options)
             raise
     summary.wall_s = time.perf_counter() - started
     return summary
+
+
+def _say_what_was_kept(error: NotStored, benchmark: Benchmark, store: RunStore,
+                       options: RunOptions) -> None:
+    """A record that could not be stored stops the run (going on would finish samples whose
+    records are lost, and score the run over those that happened to fit). The error carries
+    what a stopped run's line says; ``toolscore.evaluate``/``resume`` raise it as RunStopped."""
+    total, todo = pending(benchmark, store, replace(options, assigned=None))
+    error.stopped = {"reason": f"a record could not be stored: {error}", "run_dir": store.path,
+                     "benchmark": benchmark.name, "kept": total - len(todo), "total": total}
 
 
 def rescore(benchmark: Benchmark, store: RunStore,

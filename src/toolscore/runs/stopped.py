@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from toolscore.benchmarks.base import Benchmark
-from toolscore.records import RunStore
+from toolscore.records import NotStored, RunStore
 from toolscore.runs.runner import RunOptions, pending
 
 T = TypeVar("T")
@@ -96,10 +96,15 @@ interrupted = _Interrupted()
 
 
 def stoppable(run_sync: Callable[[Callable[[], Any]], T], make: Callable[[], Any]) -> T:
-    """``run_sync(make)``, with Ctrl-C raised as a RunInterrupted that says what was kept."""
+    """``run_sync(make)``, with Ctrl-C raised as a RunInterrupted that says what was kept, and
+    a record that could not be stored (a full disk) as a RunStopped."""
     interrupted.take()
     try:
         return run_sync(make)
+    except NotStored as e:
+        if e.stopped is None:  # not a record (run.json, scores.json): one line, as it is
+            raise
+        raise RunStopped(StopFacts(**e.stopped)) from e
     except KeyboardInterrupt as e:
         facts = interrupted.take()
         if facts is None or isinstance(e, RunInterrupted):
