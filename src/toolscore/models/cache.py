@@ -222,7 +222,10 @@ class ResponseCache:
                 row = self._conn.execute("SELECT reply FROM replies WHERE key = ?",
                                          (key,)).fetchone()
             reply = None if row is None else Reply.from_dict(json.loads(row[0]))
-        except (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError) as e:
+        # RecursionError: JSON nested deeper than the decoder goes, which is a damaged row
+        # like any other (a sample must not fail for it)
+        except (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError,
+                RecursionError) as e:
             self._warn("read", f"response cache {self.path}: an entry could not be read "
                                f"({type(e).__name__}: {e}); such entries are treated as misses")
             reply = None
