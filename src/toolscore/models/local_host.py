@@ -202,7 +202,13 @@ def main(argv: list[str]) -> int:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # native code printing to stdout must not corrupt a frame
     sys.stdout = sys.stderr
-    return serve(argv[0], sys.stdin.buffer, replies)
+    try:
+        return serve(argv[0], sys.stdin.buffer, replies)
+    except OSError:  # the parent went away mid-frame (stopped, killed): nobody to tell
+        return 0
+    finally:
+        with contextlib.suppress(OSError):
+            replies.close()
 
 
 if __name__ == "__main__":
