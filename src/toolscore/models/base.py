@@ -3,6 +3,8 @@ infrastructure failures (retried, never scored) from model mistakes (scored)."""
 
 from __future__ import annotations
 
+import functools
+import re
 import time
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -109,6 +111,7 @@ def _base64_cores(secret: bytes) -> set[str]:
     return cores
 
 
+@functools.lru_cache(maxsize=64)
 def secret_forms(secret: str) -> list[str]:
     """Every text form of ``secret`` an endpoint has been seen to echo: as is, URL-encoded,
     base64 (standard and URL-safe, in any alignment, e.g. inside a Basic auth header) and its
@@ -124,17 +127,117 @@ def secret_forms(secret: str) -> list[str]:
                   reverse=True)
 
 
-def redact_text(text: str, secrets: str | list[str] | None) -> str:
+@functools.lru_cache(maxsize=64)
+def _sentinels(secret: str) -> tuple[str, ...]:
+    """The forms of ``secret`` that hold no shorter form: any form in a text means one of
+    these is in it, so a text without them needs no more looking (most replies)."""
+    forms = secret_forms(secret)
+    return tuple(f for f in forms if not any(g != f and g in f for g in forms))
+
+
+def redact_text(text: str, secrets: str | list[str] | tuple[str, ...] | None) -> str:
     """``text`` with every known form of each secret replaced by ``***``."""
     if isinstance(secrets, str):
         secrets = [secrets]
     for secret in secrets or []:
-        if not secret:
+        if not secret or not any(f in text for f in _sentinels(secret)):
             continue
         for form in secret_forms(secret):
             if form in text:
                 text = text.replace(form, "***")
     return text
+
+
+def redact_value(value: Any, secrets: list[str] | tuple[str, ...]) -> Any:
+    """:func:`redact_text` through every string of a JSON-like value (keys included)."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, list):
+        return [redact_value(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {redact_value(k, secrets): redact_value(v, secrets) for k, v in value.items()}
+    return value
+
+
+def redact_reply(reply: Reply, secrets: list[str] | tuple[str, ...]) -> Reply:
+    """``reply`` with the model's secrets blanked from everything an endpoint wrote in it
+    (text, tool calls, the model name it gave), in place. A reply is stored in the response
+    cache, in records and reports: an endpoint that echoes the key in an ordinary answer must
+    not put it there."""
+    if not secrets:
+        return reply
+    message = reply.message
+    message.content = redact_value(message.content, secrets)
+    for call in message.tool_calls:
+        call.id = redact_value(call.id, secrets)
+        call.name = redact_value(call.name, secrets)
+        call.arguments = redact_value(call.arguments, secrets)
+    reply.model = redact_value(reply.model, secrets)
+    reply.finish_reason = redact_value(reply.finish_reason, secrets)
+    return reply
+
+
+# Names (of flags, KEY=VALUE pairs, JSON fields, URL parameters) whose value is a secret.
+SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "pwd",
+                          "passphrase", "credential", "credentials", "bearer"})
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_PAIR = re.compile(r"^(-[A-Za-z])?([A-Za-z_][\w.-]*)=(.*)$", re.DOTALL)
+_JSON_FIELD = re.compile(r'("([^"\\]*)"\s*:\s*)"((?:[^"\\]|\\.)*)"')
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]*@")
+_QUERY = re.compile(r"([?&;])([^=&#\s]+)=([^&#\s]*)")
+HIDDEN = "***"
+
+
+def secret_name(name: str) -> bool:
+    """Does ``name`` (``--api-key``, ``OPENAI_API_KEY``, ``apiKey``, ``hf_token``) name a
+    secret? Whole words only: ``--max-tokens`` does not."""
+    return any(w.lower() in SECRET_WORDS for w in _WORD.findall(name))
+
+
+def redact_arg(arg: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
+    """One command-line argument with its secrets hidden: a secret-named ``NAME=VALUE`` (as
+    ``-M api_key=...`` or ``--token=...`` give), secret-named JSON fields and URL parameters,
+    a URL's ``user:password@`` and any known secret in any form."""
+    pair = _PAIR.match(arg)
+    if pair is not None:
+        prefix, name, value = pair.groups()
+        value = HIDDEN if secret_name(name) else redact_arg(value, secrets)
+        arg = f"{prefix or ''}{name}={value}"
+    else:
+        if arg.startswith("--") and "=" in arg:
+            flag, _, value = arg.partition("=")
+            return f"{flag}={HIDDEN if secret_name(flag) else redact_arg(value, secrets)}"
+        arg = _JSON_FIELD.sub(lambda m: m.group(1) + (f'"{HIDDEN}"' if secret_name(m.group(2))
+                                                       else f'"{m.group(3)}"'), arg)
+        arg = _USERINFO.sub(lambda m: m.group(1) + HIDDEN + "@", arg)
+        if "://" in arg:
+            arg = _QUERY.sub(lambda m: m.group(1) + m.group(2) + "=" + (
+                HIDDEN if secret_name(m.group(2)) else m.group(3)), arg)
+    return redact_text(arg, secrets)
+
+
+def redact_argv(argv: list[str], secrets: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """A command line as it may be stored (run.json's ``command``): the value of every
+    secret-named flag (``--token T``, ``--api-key=K``, ``--password P``), every secret-named
+    ``NAME=VALUE`` and JSON field, URL credentials and the given ``secrets`` in every form
+    are replaced by ``***``. The program name is kept as it is."""
+    out: list[str] = []
+    hide_next = False
+    for i, arg in enumerate(argv):
+        if hide_next and not arg.startswith("--"):
+            out.append(HIDDEN)
+            hide_next = False
+            continue
+        hide_next = False
+        if i == 0:
+            out.append(arg)
+            continue
+        if arg.startswith("-") and "=" not in arg and not arg.startswith("--no-"):
+            hide_next = secret_name(arg)
+        out.append(redact_arg(arg, secrets))
+    return out
 
 
 def redact(err: E, secret: str | list[str] | None) -> E:

@@ -30,6 +30,7 @@ from toolscore.models.base import (
     Model,
     model_secrets,
     redact,
+    redact_reply,
     strip_credentials,
 )
 from toolscore.models.cache import ResponseCache, cache_key
@@ -223,11 +224,16 @@ class ModelClient:
         """One assistant turn; raises :class:`InfraError` when the infrastructure fails."""
         tools = list(tools or [])
         config = config or GenerateConfig()
+        # The model's secrets never reach disk: errors are redacted below, and an ordinary
+        # reply that echoes the key (as is, encoded, a tail) is redacted before it is cached,
+        # returned to the protocol (which stores it in records) or recorded.
+        secrets = model_secrets(self.model)
         key = None
         if self.cache is not None and self._cacheable:
             key = cache_key(self.model.cache_identity(), messages, tools, config)
             hit = self.cache.get(key)
             if hit is not None:
+                redact_reply(hit, secrets)  # a cache written before replies were redacted
                 hit.usage = Usage(input_tokens=hit.usage.input_tokens,
                                   output_tokens=hit.usage.output_tokens, cached_calls=1)
                 self.usage.add(hit.usage)
@@ -263,8 +269,6 @@ class ModelClient:
 
         # Every error leaving the client is redacted here, whatever the provider did: its
         # text reaches logs, samples.jsonl, reports and exports.
-        secrets = model_secrets(self.model)
-
         def failed(n: int, err: InfraError) -> None:
             self.failures += 1
             log.info("%s (%s) attempt %d failed: %s", self.model.name, self.role, n + 1,
@@ -307,6 +311,7 @@ class ModelClient:
             if safe is e:
                 raise
             raise safe from None
+        redact_reply(reply, secrets)
         self.usage.add(reply.usage)
         record_usage(self.role, reply.usage)
         if key is not None and self.cache is not None:
