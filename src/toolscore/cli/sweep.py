@@ -15,6 +15,9 @@ import click
 from toolscore.cli.common import EXIT_INCOMPLETE, UserErrors, emit_json, err, stdout
 
 PLAN = click.argument("plan", type=click.Path(path_type=Path))
+ALLOW_OUTSIDE = click.option(
+    "--allow-outside", is_flag=True,
+    help="Accept a manifest whose run directories are outside its out folder.")
 
 
 @click.group("sweep")
@@ -27,14 +30,15 @@ def sweep_group() -> None:
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Write the manifest (JSON) here; `sweep run` and `status` accept it too.")
 @click.option("--json", "json_out", is_flag=True, help="Print the manifest on stdout.")
-def plan_command(plan: Path, out: Path | None, json_out: bool) -> None:
+@ALLOW_OUTSIDE
+def plan_command(plan: Path, out: Path | None, json_out: bool, allow_outside: bool) -> None:
     """Expand PLAN (YAML or JSON) into run units, each with its run directory."""
     import json
 
     from toolscore.sweeps.plan import load_plan
 
     with UserErrors():
-        manifest = load_plan(plan)
+        manifest = load_plan(plan, allow_outside)
     doc = manifest.to_dict()
     if out is not None:
         out.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -63,8 +67,9 @@ def plan_command(plan: Path, out: Path | None, json_out: bool) -> None:
 @click.option("--address", default=None,
               help="Ray cluster address (e.g. auto); default: start a local Ray instance.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+@ALLOW_OUTSIDE
 def run_command(plan: Path, workers: int, index: int | None, executor: str,
-                address: str | None, json_out: bool) -> None:
+                address: str | None, json_out: bool, allow_outside: bool) -> None:
     """Run every unit of PLAN not yet finished (finished ones are skipped, partial ones
     resumed). Exit code 3 when some unit ended in errors or failed."""
     from toolscore.sweeps.local import run_local, run_one
@@ -75,7 +80,7 @@ def run_command(plan: Path, workers: int, index: int | None, executor: str,
             err.print(_result_line(result), highlight=False, soft_wrap=True, markup=False)
 
     with UserErrors():
-        manifest = load_plan(plan)
+        manifest = load_plan(plan, allow_outside)
         if index is not None:
             results = [run_one(manifest, index)]
             show(results[0])
@@ -111,13 +116,14 @@ def _result_line(r: dict[str, Any]) -> str:
 @click.option("--json", "json_out", is_flag=True,
               help="Print one JSON document: every unit (run directory, model, benchmark, "
                    "options, epochs, state, counts) and the counts per state.")
-def status_command(plan: Path, json_out: bool) -> None:
+@ALLOW_OUTSIDE
+def status_command(plan: Path, json_out: bool, allow_outside: bool) -> None:
     """done / partial / error / pending for every unit of PLAN, from its run directory."""
     from toolscore.sweeps.plan import load_plan
     from toolscore.sweeps.status import sweep_status
 
     with UserErrors():
-        doc = sweep_status(load_plan(plan))
+        doc = sweep_status(load_plan(plan, allow_outside))
     if json_out:
         emit_json(doc)
         return

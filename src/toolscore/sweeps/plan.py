@@ -24,15 +24,16 @@ same plan again finds the same directories and resumes them. The plan is JSON or
     shards: 1                    # local/* units only: N tasks share one run directory
     ray: {api_cpus: 0.5, local_cpus: 1, local_gpus: 0, max_retries: 3}
 
-Every mistake is one line naming the file and the field.
+Every mistake is one line naming the file and the field, found before anything is planned;
+what a plan may ask is bounded (:mod:`.bounds`), and its run directories are inside ``out``.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,102 +44,53 @@ from toolscore.models.cache import sha256_json
 from toolscore.models.modelargs import ModelArgs
 from toolscore.models.providers import split_name
 from toolscore.runs.api import run_identity, slug
+from toolscore.sweeps.bounds import (
+    MAX_CONCURRENCY,
+    MAX_EPOCHS,
+    MAX_SHARDS,
+    MAX_TIMEOUT,
+    MAX_UNIT_SAMPLES,
+    MAX_UNITS,
+    PlanError,
+    field_error,
+    integer,
+    mapping,
+    number,
+    text,
+)
+from toolscore.sweeps.manifest import (
+    MANIFEST_VERSION,
+    RAY_DEFAULTS,
+    Manifest,
+    Unit,
+    check_cache,
+    check_limits,
+    check_ray,
+)
+from toolscore.sweeps.plan_file import read_document
 
-MANIFEST_VERSION = 1
+__all__ = ["MANIFEST_VERSION", "RAY_DEFAULTS", "Manifest", "PlanError", "Unit", "expand",
+           "limit_group", "load_plan"]
+
 KNOWN = {"out", "models", "benchmarks", "settings", "judges", "epochs", "limit", "limits",
          "max_concurrency", "cache", "timeout", "data", "shards", "ray"}
-RAY_DEFAULTS = {"api_cpus": 0.5, "local_cpus": 1.0, "local_gpus": 0.0, "max_retries": 3}
 
 
-class PlanError(ValueError):
-    """A sweep file that cannot be expanded (one line naming file and field)."""
-
-
-@dataclass
-class Unit:
-    """One run of the sweep: everything ``toolscore run`` would be given, and where it goes.
-
-    ``group`` is the name its provider limit is counted under (the model name when the plan
-    limits that model, else its provider); ``samples`` is how many (sample, epoch) records a
-    finished run holds; ``shards`` > 1 splits a local-model run into that many tasks."""
-
-    index: int
-    run_dir: str
-    benchmark: str
-    model: str
-    options: dict[str, Any]
-    model_args: dict[str, Any]
-    epochs: int
-    limit: int | None
-    samples: int
-    group: str
-    base_url: str | None = None
-    data: str | None = None
-    setting: dict[str, Any] = field(default_factory=dict)
-    judge: dict[str, Any] = field(default_factory=dict)
-    shards: int = 1
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class Manifest:
-    """The expanded plan: the units in a fixed order (``--index I`` is a position in it) and
-    the settings every unit runs with."""
-
-    source: str
-    units: list[Unit]
-    limits: dict[str, int]
-    max_concurrency: int = 8
-    cache: str | None = "default"
-    timeout: float = 120.0
-    ray: dict[str, float] = field(default_factory=lambda: dict(RAY_DEFAULTS))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"manifest_version": MANIFEST_VERSION, "source": self.source,
-                "limits": self.limits, "max_concurrency": self.max_concurrency,
-                "cache": self.cache, "timeout": self.timeout, "ray": self.ray,
-                "units": [u.to_dict() for u in self.units]}
-
-    @classmethod
-    def from_dict(cls, doc: dict[str, Any], where: str) -> Manifest:
-        try:
-            units = [Unit(**u) for u in doc["units"]]
-            return cls(doc["source"], units, dict(doc["limits"]), doc["max_concurrency"],
-                       doc["cache"], doc["timeout"], dict(doc["ray"]))
-        except (KeyError, TypeError) as e:
-            raise PlanError(f"{where}: not a sweep manifest ({type(e).__name__}: {e})") from None
-
-
-def load_plan(path: str | Path) -> Manifest:
-    """A plan file (YAML or JSON) expanded, or a manifest written by ``sweep plan --out``."""
+def load_plan(path: str | Path, allow_outside: bool = False) -> Manifest:
+    """A plan file (YAML or JSON) expanded, or a manifest written by ``sweep plan --out``
+    (whose run directories must be inside its ``out`` unless ``allow_outside``)."""
     path = Path(path)
     if not path.is_file():
         raise PlanError(f"{path}: no such sweep file")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise PlanError(f"{path}: reading YAML needs pyyaml (pip install pyyaml), or "
-                            "write the plan as JSON") from None
-        try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise PlanError(f"{path}: invalid YAML ({' '.join(str(e).split())})") from None
-    else:
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise PlanError(f"{path}: invalid JSON ({e})") from None
+    doc = read_document(path)
     if isinstance(doc, dict) and "manifest_version" in doc:
-        return Manifest.from_dict(doc, str(path))
+        return Manifest.from_dict(doc, str(path), path.parent, allow_outside)
     return expand(doc, str(path), base=path.parent)
 
 
 def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest:
-    """The manifest of a plan document; relative paths are taken from ``base``."""
+    """The manifest of a plan document; relative paths are taken from ``base``. Every field
+    is checked before any unit is made."""
     if not isinstance(doc, dict):
         raise PlanError(f"{where}: expected a mapping at the top, got {type(doc).__name__}")
     unknown = sorted(set(doc) - KNOWN)
@@ -146,19 +98,27 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         raise PlanError(f"{where}: field {unknown[0]!r}: unknown "
                         f"(known: {', '.join(sorted(KNOWN))})")
     base = base or Path(".")
-    out = _resolve(base, _get(doc, "out", str, where, "runs/sweep"))
-    epochs = _get(doc, "epochs", int, where, 1)
-    limit = _get(doc, "limit", int, where, None)
-    shards = _get(doc, "shards", int, where, 1)
-    if epochs < 1 or (limit is not None and limit < 1) or shards < 1:
-        bad = "epochs" if epochs < 1 else "shards" if shards < 1 else "limit"
-        raise PlanError(f"{where}: field {bad!r}: must be at least 1")
-    limits = _limits(doc.get("limits") or {}, where)
-    data = _get(doc, "data", dict, where, {})
+    out = _resolve(base, str(text(doc.get("out", "runs/sweep"), where, "out")))
+    epochs = int(integer(doc.get("epochs", 1), where, "epochs", 1, MAX_EPOCHS))  # type: ignore[arg-type]
+    limit = integer(doc.get("limit"), where, "limit", 1, MAX_UNIT_SAMPLES, nullable=True)
+    shards = int(integer(doc.get("shards", 1), where, "shards", 1, MAX_SHARDS))  # type: ignore[arg-type]
+    concurrency = int(integer(doc.get("max_concurrency", 8), where,  # type: ignore[arg-type]
+                              "max_concurrency", 1, MAX_CONCURRENCY))
+    timeout = number(doc.get("timeout", 120.0), where, "timeout", 0, MAX_TIMEOUT, above=True)
+    limits = check_limits(doc.get("limits") or {}, where)
+    ray = check_ray(doc.get("ray") or {}, where)
+    cache = check_cache(doc.get("cache", "default"), where)
+    data = mapping(doc.get("data") or {}, where, "data")
+    for name, folder in data.items():
+        text(folder, where, f"data.{name}")
     models = _models(doc.get("models"), where)
     variants = _benchmarks(doc.get("benchmarks"), where)
-    settings = _settings(doc.get("settings") or {}, where)
+    setting_names, setting_lists = _settings(doc.get("settings") or {}, where)
     judges = _judges(doc.get("judges"), variants, where)
+    _matrix(where, models=len(models), benchmarks=len(variants), judges=len(judges),
+            settings=math.prod(len(v) for v in setting_lists))
+    settings = [dict(zip(setting_names, combo, strict=True))
+                for combo in itertools.product(*setting_lists)]
     counted: dict[str, int] = {}
     units: list[Unit] = []
     for (model, url, margs), (name, opts), setting, judge in itertools.product(
@@ -172,8 +132,9 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         try:
             options = options_to_json(parse_options(cls.Options, given, context))
             args = ModelArgs.from_dict({**margs, **setting}, f"{where}: model argument").to_dict()
-        except (OptionError, ValueError) as e:
-            raise PlanError(str(e)) from None
+        except (OptionError, ValueError, TypeError) as e:  # TypeError: a required option
+            raise PlanError(f"{context}: {' '.join(str(e).split())}" if isinstance(e, TypeError)
+                            else str(e)) from None
         folder = data.get(name)
         folder = None if folder is None else str(_resolve(base, str(folder)))
         ident = run_identity(name, model, options=options, model_args=args, epochs=epochs,
@@ -181,6 +142,11 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         key = json.dumps([name, options, folder], sort_keys=True, default=str)
         if key not in counted:
             counted[key] = _count(name, given, folder, context)
+        samples = min(counted[key], limit or counted[key]) * epochs
+        if samples > MAX_UNIT_SAMPLES:
+            raise field_error(where, "epochs", f"benchmarks.{name} has {counted[key]:,} samples"
+                              f" x {epochs:,} epochs = {samples:,} records in one run; a run may"
+                              f" hold at most {MAX_UNIT_SAMPLES:,} (fewer epochs, or a limit)")
         label = "-".join(slug(f"{k}{v}") for k, v in sorted(setting.items()))
         run_dir = out / f"{slug(name)}-{slug(model)}{'-' + label if label else ''}-" \
                         f"{sha256_json(ident)[:10]}"
@@ -188,31 +154,26 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         # bounded by its provider's limit instead, so it stays one task.
         local = split_name(model)[0] == "local"
         units.append(Unit(len(units), str(run_dir), name, model, options, args, epochs, limit,
-                          min(counted[key], limit or counted[key]) * epochs,
-                          limit_group(model, limits), url, folder, setting, judge,
+                          samples, limit_group(model, limits), url, folder, setting, judge,
                           shards if local else 1))
     dirs = [u.run_dir for u in units]
     if len(set(dirs)) != len(dirs):
         dup = next(d for d in dirs if dirs.count(d) > 1)
         raise PlanError(f"{where}: two units have the same configuration ({dup}); remove the "
                         "repeated model, benchmark variant or setting")
-    ray = {**RAY_DEFAULTS, **_get(doc, "ray", dict, where, {})}
-    if set(ray) - set(RAY_DEFAULTS):
-        raise PlanError(f"{where}: field 'ray.{sorted(set(ray) - set(RAY_DEFAULTS))[0]}': "
-                        f"unknown (known: {', '.join(RAY_DEFAULTS)})")
-    cache = doc.get("cache", "default")
     cache = None if cache in (None, "none", False) else (
         "default" if cache == "default" else str(_resolve(base, str(cache))))
-    return Manifest(where, units, limits, _get(doc, "max_concurrency", int, where, 8), cache,
-                    float(_get(doc, "timeout", (int, float), where, 120.0)), ray)
+    return Manifest(where, units, limits, concurrency, cache, timeout, ray, str(out))
 
 
-def _get(doc: dict[str, Any], key: str, kind: Any, where: str, default: Any) -> Any:
-    value = doc.get(key, default)
-    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-        names = kind.__name__ if isinstance(kind, type) else "number"
-        raise PlanError(f"{where}: field {key!r}: expected {names}, got {value!r}")
-    return value
+def _matrix(where: str, **sizes: int) -> None:
+    """Refuse a matrix of more than MAX_UNITS units before making any of it."""
+    total = math.prod(sizes.values())
+    if total > MAX_UNITS:
+        biggest = max(sizes, key=lambda k: sizes[k])
+        parts = " x ".join(f"{n:,} {k}" for k, n in sizes.items())
+        raise field_error(where, biggest, f"the matrix has {parts} = {total:,} units; a plan "
+                                          f"may have at most {MAX_UNITS:,}")
 
 
 def _resolve(base: Path, value: str) -> Path:
@@ -238,15 +199,22 @@ def _models(raw: Any, where: str) -> list[tuple[str, str | None, dict[str, Any]]
             split_name(m["model"])
         except ValueError as e:
             raise PlanError(f"{spot}: {e}") from None
+        text(m.get("base_url"), where, f"models[{i}].base_url", nullable=True)
         args = m.get("model_args") or {}
         if not isinstance(args, dict):
             raise PlanError(f"{spot}.model_args: expected a mapping")
+        try:
+            ModelArgs.from_dict(args, f"{where}: field 'models[{i}].model_args'")
+        except ValueError as e:
+            raise PlanError(" ".join(str(e).split())) from None
         out.append((m["model"], m.get("base_url"), args))
     return out
 
 
 def _benchmarks(raw: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
     if isinstance(raw, list):  # [demo, tooltalk]: default options
+        if not all(isinstance(name, str) for name in raw):
+            raise PlanError(f"{where}: field 'benchmarks': expected benchmark names")
         raw = {name: {} for name in raw}
     if not isinstance(raw, dict) or not raw:
         raise PlanError(f"{where}: field 'benchmarks': expected a mapping of benchmark name "
@@ -254,19 +222,27 @@ def _benchmarks(raw: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for name, opts in raw.items():
         try:
-            benchmark_class(str(name))
+            cls = benchmark_class(str(name))
         except LookupError as e:
             raise PlanError(f"{where}: field 'benchmarks.{name}': {e}") from None
         for i, variant in enumerate(opts if isinstance(opts, list) else [opts or {}]):
             if not isinstance(variant, dict):
                 raise PlanError(f"{where}: field 'benchmarks.{name}[{i}]': expected a mapping "
                                 "of option to value")
-            out.append((str(name), {k.replace("-", "_"): v for k, v in variant.items()}))
+            given = {k.replace("-", "_"): v for k, v in variant.items()}
+            try:
+                parse_options(cls.Options, given, f"{where}: benchmarks.{name}")
+            except (OptionError, ValueError) as e:
+                raise PlanError(" ".join(str(e).split())) from None
+            except TypeError:  # a required option, which a judge setting may give
+                pass
+            out.append((str(name), given))
     return out
 
 
-def _settings(raw: Any, where: str) -> list[dict[str, Any]]:
-    """The cross product of ``{argument: [values]}``; a single value is a list of one."""
+def _settings(raw: Any, where: str) -> tuple[list[str], list[list[Any]]]:
+    """The names and value lists of ``{argument: [values]}`` (a single value is a list of
+    one), crossed only once their product is known to be within bounds."""
     if not isinstance(raw, dict):
         raise PlanError(f"{where}: field 'settings': expected a mapping of model argument to "
                         "a list of values")
@@ -275,7 +251,13 @@ def _settings(raw: Any, where: str) -> list[dict[str, Any]]:
     if any(not v for v in lists):
         raise PlanError(f"{where}: field 'settings.{names[[len(v) for v in lists].index(0)]}'"
                         ": an empty list leaves nothing to run")
-    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*lists)]
+    for name, values in zip(names, lists, strict=True):
+        for i, value in enumerate(values):
+            try:
+                ModelArgs.from_dict({name: value}, f"{where}: field 'settings.{name}[{i}]'")
+            except ValueError as e:
+                raise PlanError(" ".join(str(e).split())) from None
+    return names, lists
 
 
 def _judges(raw: Any, variants: list[tuple[str, dict[str, Any]]],
@@ -294,14 +276,6 @@ def _judges(raw: Any, variants: list[tuple[str, dict[str, Any]]],
                 raise PlanError(f"{where}: field 'judges[{i}].{key}': no benchmark of this "
                                 "plan takes that option")
     return [{k: v for k, v in j.items()} for j in raw] or [{}]
-
-
-def _limits(raw: Any, where: str) -> dict[str, int]:
-    if not isinstance(raw, dict) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in raw.values()):
-        raise PlanError(f"{where}: field 'limits': expected provider (or model) names mapped to "
-                        "connection counts >= 1, e.g. {openai: 16}")
-    return {str(k): int(v) for k, v in raw.items()}
 
 
 def limit_group(model: str, limits: dict[str, int]) -> str:
