@@ -11,13 +11,23 @@ report and CLI never name a benchmark's keys.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+# the declared options live in their own module; their names stay importable from here
+from toolscore.benchmarks.options import NoOptions as NoOptions
+from toolscore.benchmarks.options import OptionError as OptionError
+from toolscore.benchmarks.options import StoredRun as StoredRun
+from toolscore.benchmarks.options import _default_of
+from toolscore.benchmarks.options import coerce as coerce
+from toolscore.benchmarks.options import flag_of as flag_of
+from toolscore.benchmarks.options import option as option
+from toolscore.benchmarks.options import option_fields as option_fields
+from toolscore.benchmarks.options import options_to_json as options_to_json
+from toolscore.benchmarks.options import parse_options as parse_options
+from toolscore.benchmarks.options import same_option as same_option
 
 if TYPE_CHECKING:
     from toolscore.models.client import ModelClient
@@ -93,27 +103,6 @@ class RunSettings:
     max_concurrency: int = 8
 
 
-@dataclass
-class NoOptions:
-    """A benchmark without options of its own."""
-
-
-class OptionError(ValueError):
-    """An option a benchmark does not take, or a value of the wrong type (one line)."""
-
-
-def option(default: Any, help: str, **extra: Any) -> Any:  # noqa: A002 - mirrors argparse
-    """A declared option: its default and the help text shown by ``toolscore run NAME --help``.
-    ``extra`` may hold ``flag`` (the CLI spelling, e.g. "--tools") and ``cli=False`` (Python
-    only, e.g. an object that cannot be typed on a command line)."""
-    factory = default if default in (list, dict) or callable(default) and not isinstance(
-        default, type) else None
-    meta = {"help": help, **extra}
-    if factory is not None:
-        return field(default_factory=factory, metadata=meta)
-    return field(default=default, metadata=meta)
-
-
 class Benchmark:
     """Base class of every benchmark (built-in or installed through an entry point).
 
@@ -128,6 +117,9 @@ class Benchmark:
     dataset: ClassVar[str | None] = None
     columns: ClassVar[list[Column]] = []
     settings: RunSettings = RunSettings()
+    # stored options this instance was built without acting on (see StoredRun): such an
+    # instance reads and scores a run, and the runner refuses to run it
+    withheld: dict[str, str] = {}
 
     @classmethod
     def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
@@ -148,6 +140,41 @@ class Benchmark:
     def create(cls, data_dir: Path | None, options: Any) -> Benchmark:
         """Build from a data folder (None when ``dataset`` is None) and an ``Options``."""
         raise NotImplementedError(f"{cls.__name__}.create")
+
+    @classmethod
+    def runs_code(cls, options: dict[str, Any]) -> dict[str, str]:
+        """The options among ``options`` (stored values, by name) that would start a process
+        or load code when this benchmark is built or run: name -> what it would do. Default:
+        each option declared with ``runs_code`` whose value is set (not its default, not
+        empty). A benchmark may narrow it (e.g. a plugin set of toolscore's own loads no
+        foreign code)."""
+        out = {}
+        for f in option_fields(cls.Options):
+            what = f.metadata.get("runs_code")
+            if not what or f.name not in options:
+                continue
+            value = options[f.name]
+            if value in (None, "", [], ()) or value == _default_of(f):
+                continue
+            out[f.name] = str(what)
+        return out
+
+    @classmethod
+    def create_stored(cls, data_dir: Path | None, options: Any, stored: StoredRun) -> Benchmark:
+        """Build the benchmark of a stored run. Options in ``stored.withheld`` must not be
+        acted on. By default: built by :meth:`create` when each of them acts only when
+        samples run (declared ``runs_code_when="run"``; the runner refuses to run such an
+        instance), else refused in one line. A benchmark that can read or score its runs
+        without them otherwise overrides this."""
+        declared = {f.name: f for f in option_fields(cls.Options)}
+        building = sorted(n for n in stored.withheld
+                          if n not in declared or declared[n].metadata.get("runs_code_when")
+                          != "run")
+        if building:
+            raise stored.refusal(*building, doing=f"rebuilding benchmark {cls.name!r}")
+        bench = cls.create(data_dir, options)
+        bench.withheld = dict(stored.withheld)
+        return bench
 
     @classmethod
     def needs_dataset(cls, options: Any) -> bool:
@@ -287,94 +314,3 @@ class Benchmark:
         ``{"tool": [...], "error type": [...]}``). Default: none (split, id and pass/fail are
         always offered)."""
         return {}
-
-
-# -- options ---------------------------------------------------------------------------------
-def option_fields(options_type: type) -> list[dataclasses.Field[Any]]:
-    return list(dataclasses.fields(options_type))
-
-
-def _types_of(options_type: type) -> dict[str, Any]:
-    return typing.get_type_hints(options_type)
-
-
-def parse_options(options_type: type, given: dict[str, Any], where: str) -> Any:
-    """An ``options_type`` from keyword arguments: unknown names and wrong types are one-line
-    errors naming the benchmark (``where``) and the option."""
-    hints = _types_of(options_type)
-    names = {f.name for f in option_fields(options_type)}
-    unknown = sorted(set(given) - names)
-    if unknown:
-        known = ", ".join(sorted(names)) or "none"
-        raise OptionError(f"{where}: unknown option {unknown[0]!r} (its options: {known})")
-    values = {k: coerce(v, hints[k], f"{where}: option {k!r}") for k, v in given.items()}
-    return options_type(**values)
-
-
-def coerce(value: Any, hint: Any, where: str) -> Any:
-    """``value`` checked against ``hint`` (str, int, float, bool, Path, Literal, X | None,
-    list[X]); strings from a command line are converted."""
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        errors = []
-        for a in inner:
-            try:
-                return coerce(value, a, where)
-            except OptionError as e:
-                errors.append(str(e))
-        raise OptionError(errors[0] if errors else f"{where}: bad value {value!r}")
-    if origin is Literal:
-        if value in args:
-            return value
-        raise OptionError(f"{where}: {value!r} is not one of {', '.join(map(repr, args))}")
-    if origin in (list, tuple):
-        if isinstance(value, (str, Path)):
-            value = [value]
-        if not isinstance(value, (list, tuple)):
-            raise OptionError(f"{where}: expected a list, got {value!r}")
-        inner = args[0] if args else Any
-        return [coerce(v, inner, where) for v in value]
-    if hint is Any:
-        return value
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "1", "yes", "false", "0", "no"):
-            return value.lower() in ("true", "1", "yes")
-        raise OptionError(f"{where}: expected true or false, got {value!r}")
-    if hint in (int, float):
-        if isinstance(value, bool):
-            raise OptionError(f"{where}: expected a number, got {value!r}")
-        try:
-            return hint(value) if isinstance(value, (str, int, float)) else _bad(value, where)
-        except ValueError:
-            raise OptionError(f"{where}: expected {hint.__name__}, got {value!r}") from None
-    if hint is Path:
-        if isinstance(value, (str, Path)):
-            return Path(value)
-        raise OptionError(f"{where}: expected a path, got {value!r}")
-    if hint is str:
-        if isinstance(value, str):
-            return value
-        raise OptionError(f"{where}: expected a string, got {value!r}")
-    return value
-
-
-def _bad(value: Any, where: str) -> Any:
-    raise OptionError(f"{where}: expected a number, got {value!r}")
-
-
-def options_to_json(options: Any) -> dict[str, Any]:
-    """Declared options as JSON-able values (paths as strings), for run.json."""
-    out = {}
-    for f in option_fields(type(options)):
-        if f.metadata.get("cli") is False:
-            continue
-        v = getattr(options, f.name)
-        out[f.name] = [str(x) if isinstance(x, Path) else x for x in v] \
-            if isinstance(v, (list, tuple)) else (str(v) if isinstance(v, Path) else v)
-    return out

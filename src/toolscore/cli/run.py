@@ -62,6 +62,10 @@ GENERIC = [
                  help="Run the samples in this many processes (the same results; for an "
                       "endpoint faster than one process can drive). --max-concurrency is "
                       "split between them."),
+    click.Option(["--allow-run-commands"], is_flag=True,
+                 help="With --resume: let the run directory's options start what they name "
+                      "(an MCP server command, a plugin set, a model provider from another "
+                      "package). Without it, repeat such an option with its stored value."),
 ]
 # Run-level model arguments (toolscore.models.modelargs): they replace the benchmark's value
 # on every call of the run's model. A benchmark that declares an option of the same name
@@ -164,7 +168,10 @@ def check_protocol(model: str | None, options: dict[str, Any], resume: Any = Non
                          f"agent-http:URL (not {model or 'the default model'})")
 
 
-def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
+def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
+         given: dict[str, Any] | None = None) -> None:
+    """``given``: the benchmark options and model typed on this command line (with --resume,
+    they vouch for the run's stored ones)."""
     from toolscore.runs.api import evaluate, resume
 
     json_out = generic["json_out"]
@@ -179,7 +186,9 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any]) -> None:
             run = resume(generic["resume"], max_concurrency=generic["max_concurrency"],
                          cache=None if generic["no_cache"] else generic["cache"],
                          timeout=generic["timeout"], progress=progress_wanted(json_out),
-                         shard=generic["shard"], workers=generic["workers"])
+                         shard=generic["shard"], workers=generic["workers"],
+                         allow_run_commands=generic["allow_run_commands"],
+                         trusted_options=given)
         else:
             run = evaluate(name, generic["model"], default_model=DEFAULT_MODEL,
                            data=generic["data"], out=generic["out"], epochs=generic["epochs"],
@@ -247,12 +256,23 @@ class RunGroup(click.Group):
                        if k in GENERIC_NAMES or (k in MODEL_ARG_NAMES and k not in own)}
             options = {k: (list(v) if isinstance(v, tuple) else v)
                        for k, v in kwargs.items() if k in own}
-            _run(name, generic, options)
+            typed = typed_here(click.get_current_context(), [*own, "model"])
+            given = {k: generic["model"] if k == "model" else options[k] for k in typed}
+            _run(name, generic, options, given)
 
         doc = (cls.description or cls.__doc__ or "").strip().splitlines()[0:1]
         return click.Command(name, params=[*GENERIC, *model_flags, *params], callback=callback,
                              help=f"Run {name}: {doc[0] if doc else ''}",
                              short_help=doc[0] if doc else "")
+
+
+def typed_here(ctx: click.Context, names: list[str]) -> list[str]:
+    """The parameters among ``names`` given on the command line (or through the
+    environment), not left at their defaults."""
+    from click.core import ParameterSource
+
+    typed = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    return [n for n in names if ctx.get_parameter_source(n) in typed]
 
 
 run_group = RunGroup("run", help="Run a benchmark with a model and write a run directory. "
@@ -281,8 +301,13 @@ def _parse_overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="With --predictions: write the scored files here.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--allow-run-commands", is_flag=True,
+              help="Let the run directory's options start what they name (an MCP server "
+                   "command, a plugin set) if scoring needs it; without it, the run's "
+                   "recorded tools are used, or repeat the option with -o.")
 def score_command(target: str, predictions: Path | None, overrides: tuple[str, ...],
-                  data: Path | None, out: Path | None, json_out: bool) -> None:
+                  data: Path | None, out: Path | None, json_out: bool,
+                  allow_run_commands: bool) -> None:
     """Recompute scores from stored outputs (no model calls): a run directory, or with
     --predictions, another tool's output files scored by benchmark TARGET."""
     from toolscore.runs.api import score, score_files
@@ -300,7 +325,7 @@ def score_command(target: str, predictions: Path | None, overrides: tuple[str, .
             if json_out or not print_file_scores(stdout(), doc):
                 emit_json(doc)
             return
-        run = score(Path(target), **options)
+        run = score(Path(target), allow_run_commands=allow_run_commands, **options)
         doc = run.to_dict()
         if options:
             # The header and --json say how these scores were computed: the run's options

@@ -211,12 +211,46 @@ def remote_tool(listed: dict[str, Any]) -> Tool:
 
 
 class RemoteTools:
-    """The tool set of one MCP server (listed once, when the benchmark is built)."""
+    """The tool set of one MCP server (listed once, when the benchmark is built).
 
-    def __init__(self, target: str, listed: list[dict[str, Any]]) -> None:
+    ``recorded`` is the tool set as a run recorded it (run.json), with no server behind it:
+    enough to read and rescore the run (scoring needs each tool's name and whether it is an
+    action, never a call), while calling a tool is an error instead of starting the server
+    a run directory names."""
+
+    def __init__(self, target: str, listed: list[dict[str, Any]], *,
+                 recorded: bool = False) -> None:
         self.target = target
         self.listed = listed
+        self.recorded = recorded
         self.plugin = Plugin.from_tools(PLUGIN_NAME, [remote_tool(t) for t in listed])
+
+    @classmethod
+    def from_record(cls, target: str, described: Any, *, exact: bool,
+                    where: str = "run.json: benchmark_config.mcp_server") -> RemoteTools:
+        """The tool set a run recorded (its ``describe()``), without connecting. ``exact``:
+        the listing must be complete (to score); otherwise the tool names alone do (to
+        read), every tool then counted as an action. One-line ValueError when neither is
+        there or their shape is wrong."""
+        described = described if isinstance(described, dict) else {}
+        listed = described.get("listing")
+        if listed is None:
+            if exact:
+                raise ValueError(f"{where}: the server's tool listing is not recorded (a run "
+                                 "made before listings were kept), so scoring this run needs "
+                                 "the server itself")
+            names = described.get("tools")
+            listed = [{"name": n} for n in names] if isinstance(names, list) else []
+        if not isinstance(listed, list):
+            raise ValueError(f"{where}.listing: expected a list of tools")
+        for i, tool in enumerate(listed):
+            if not (isinstance(tool, dict) and isinstance(tool.get("name"), str)
+                    and isinstance(tool.get("annotations") or {}, dict)
+                    and isinstance(tool.get("inputSchema") or {}, dict)
+                    and isinstance(tool.get("description") or "", str)):
+                raise ValueError(f"{where}.listing[{i}]: expected a tool (name, description, "
+                                 "inputSchema, annotations)")
+        return cls(target, listed, recorded=True)
 
     @classmethod
     def connect(cls, target: str) -> RemoteTools:
@@ -233,7 +267,9 @@ class RemoteTools:
     def describe(self) -> dict[str, Any]:
         return {"target": self.target, "transport": "http" if is_url(self.target) else "stdio",
                 "tools": [t["name"] for t in self.listed],
-                "reset": "restart" if self.restartable else "none"}
+                "reset": "restart" if self.restartable else "none",
+                # what a rescoring reads instead of starting the server again
+                "listing": self.listed}
 
     def max_concurrency(self) -> int | None:
         return None if self.restartable else 1
@@ -263,6 +299,10 @@ class RemoteEnvironment(Environment):
             self._conn = None
 
     def forward(self, name: str, arguments: dict[str, Any]) -> Any:
+        if self.remote.recorded:
+            raise InfraError(f"MCP server {self.remote.target!r} not started: these tools were "
+                             "read from a run directory, which is not trusted to start "
+                             "processes", retryable=False)
         try:
             if self._conn is None:
                 self._conn = Connection.open(self.remote.target)

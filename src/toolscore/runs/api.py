@@ -4,8 +4,9 @@ again, ``load_run`` a finished one. The CLI is a thin layer over these.
 Every method goes through the same path (benchmark -> runner -> run store), so every run gets
 resume, cache determinism and the same reports. A run is rebuilt from its ``run.json`` alone
 (benchmark name, options, data folder, model), so resuming and rescoring need no arguments
-repeated. ``evaluate`` also works where an event loop is already running (a notebook): the
-run then gets its own loop in a worker thread.
+repeated, except an option that starts a process or loads code: a run directory is never
+trusted to name one (:mod:`toolscore.benchmarks.trust`). ``evaluate`` also works where an
+event loop is already running (a notebook): the run then gets its own loop in a worker thread.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from typing import Any, TypeVar
 
 from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, option_fields
 from toolscore.benchmarks.registry import make_benchmark
+from toolscore.benchmarks.trust import EVERYTHING, Trust
 from toolscore.models.base import ModelCrashed
 from toolscore.records import RUN_FILE, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record, without_output
-from toolscore.runs.rebuild import rebuild_benchmark
+from toolscore.runs.rebuild import check_trusted, rebuild_benchmark, refuse_withheld
 from toolscore.runs.runner import (
     RunOptions,
     RunSummary,
@@ -67,8 +69,7 @@ class Run:
         return sum(r.get("status") != "ok" for r in latest.values()), len(latest)
 
     def to_pandas(self) -> Any:
-        """One row per (sample, epoch): id, epoch, split, status, scalar scores, tokens, time
-        (needs the ``report`` extra: pandas)."""
+        """One row per (sample, epoch): id, epoch, split, status, scores, tokens, time."""
         from toolscore.records.table import records_frame
 
         return records_frame(self.records)
@@ -236,14 +237,19 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
                        max_concurrency: int | None = None, cache: str | Path | None = None,
                        timeout: float | None = None, progress: bool | str = False,
                        on_record: Callable[[dict[str, Any]], None] | None = None,
-                       shard: str | tuple[int, int] | None = None, workers: int = 1) -> Run:
+                       shard: str | tuple[int, int] | None = None, workers: int = 1,
+                       allow_run_commands: bool = False,
+                       trusted_options: dict[str, Any] | None = None) -> Run:
     """Continue a run: finished samples are kept, the rest are run. Everything that determines
     results comes from run.json (a benchmark object must be passed again if the run was made
-    with one that is not registered). ``shard`` and ``workers`` as for
-    :func:`evaluate_async`."""
+    with one that is not registered); ``shard`` and ``workers`` as for :func:`evaluate_async`.
+    A stored option that starts a process or loads code is refused unless ``trusted_options``
+    repeats it (``"model"``: the model) or ``allow_run_commands`` is true."""
     store = RunStore(run_dir)
     config = store.config()
-    bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE)
+    check_trusted(config, Trust.given(trusted_options, allow_run_commands),
+                  store.path / RUN_FILE, options=benchmark is None)
+    bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE, trust=EVERYTHING)
     parts = parse_shard(shard)
     check_workers(workers, parts)
     with store.lock(shared=parts is not None):
@@ -273,9 +279,10 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
                    data: str | None, model_args: dict[str, Any] | None = None,
                    shard: tuple[int, int] | None = None, workers: int = 1,
                    registered: bool = False) -> Run:
-    from toolscore.models.base import strip_credentials
+    from toolscore.models.base import model_secrets, redact_argv, strip_credentials
     from toolscore.models.factory import cache_path, make_client
 
+    refuse_withheld(bench, store.path)
     cap = bench.max_concurrency()
     concurrency = min(max_concurrency, cap) if cap else max_concurrency
     bench.check()  # bad data fails here, before the first model call
@@ -298,6 +305,7 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
                                 data=data, base_url=strip_credentials(base_url),
                                 timeout=timeout, model_args=dict(model_args or {}),
                                 cache=None if cache_file is None else str(cache_file))
+        config.command = redact_argv(config.command, model_secrets(client and client.model))
         store.write_config(config)
     else:
         config = store.config()
@@ -342,16 +350,17 @@ def resume(run_dir: str | Path, **kwargs: Any) -> Run:
 
 
 def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: bool | None = None,
-          **overrides: Any) -> Run:
+          allow_run_commands: bool = False, **overrides: Any) -> Run:
     """Recompute every record's scores from its stored output (no model calls).
 
     ``overrides`` change scoring options (e.g. ``strict=True``); by default the run's files
     are rewritten only when nothing is overridden, so a what-if rescoring never replaces the
-    run's own scores.
-    """
+    run's own scores. Nothing the run names is started (:mod:`toolscore.benchmarks.trust`)."""
     store = RunStore(run_dir)
     config = store.config()
-    bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE, **overrides)
+    bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE,
+                                           trust=Trust(everything=allow_run_commands),
+                                           **overrides)
     shown = RunConfig(**{**config.to_dict(), "benchmark_config": bench.config()})
     index = store.latest_index()
     order = {n: i for i, n in enumerate(index.values())}  # aggregate in first-written order

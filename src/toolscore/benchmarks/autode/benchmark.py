@@ -46,7 +46,9 @@ LEGACY_OPTIONS = frozenset({"split", "tools_mode", "strict", "embedder", "max_ca
 class AutoDEOptions:
     mode: Mode = option("dynamic", "dynamic (an LLM plays the user) | static (whole history, "
                         "forced call) | human (you play the user).")
-    user_model: str | None = option(None, "Model playing the user (default: the assistant's).")
+    user_model: str | None = option(None, "Model playing the user (default: the assistant's).",
+                                    runs_code="loads the model provider it names",
+                                    runs_code_when="run")
     user_base_url: str | None = option(None, "OpenAI-compatible endpoint of the user model.")
     tools: Literal["all", "gold"] = option("all", "APIs offered: all documents | only the gold "
                                            "one.")
@@ -81,6 +83,14 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     def create(cls, data_dir: Path | None, options: Any) -> AutoDEBenchmark:
         assert data_dir is not None
         return cls(data_dir, **{k: getattr(options, k) for k in AutoDEOptions.__dataclass_fields__})
+
+    @classmethod
+    def runs_code(cls, options: dict[str, Any]) -> dict[str, str]:
+        """A user model of one of toolscore's own providers loads no foreign code."""
+        from toolscore.benchmarks.trust import provider_origin
+
+        return {k: v for k, v in super().runs_code(options).items()
+                if k != "user_model" or provider_origin(options.get(k)) is not None}
 
     def __init__(self, data_dir: str | Path, *, mode: Mode = "dynamic",
                  user_model: str | None = None, user_base_url: str | None = None,

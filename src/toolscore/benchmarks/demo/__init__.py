@@ -53,7 +53,7 @@ class DemoBenchmark(ToolTalkBenchmark):
     dataset = None
 
     @classmethod
-    def create(cls, data_dir: Path | None, options: Any) -> DemoBenchmark:
+    def tool_sources(cls, options: Any) -> dict[str, Any]:
         if options.mcp_server:
             raise OptionError("benchmark 'demo': --mcp-server evaluates your own conversations; "
                               "use 'toolscore run tooltalk --mcp-server ... --data DIR'")
@@ -62,9 +62,13 @@ class DemoBenchmark(ToolTalkBenchmark):
             from toolscore.env.registry import load_plugins
 
             plugins = [p for name in options.plugins for p in load_plugins(name)]
+        return {"plugins": plugins}
+
+    @classmethod
+    def build(cls, data_dir: Path | None, options: Any,
+              sources: dict[str, Any]) -> DemoBenchmark:
         return cls(data_dir or DATA_DIR, split=options.split,
                    tools_mode=options.tools, strict=options.strict, embedder=options.embedder,
                    max_calls_per_turn=options.max_calls_per_turn,
-                   max_tokens=options.max_tokens, seed=options.seed, plugins=plugins,
-                   protocol=options.protocol)
-
+                   max_tokens=options.max_tokens, seed=options.seed,
+                   protocol=options.protocol, **sources)

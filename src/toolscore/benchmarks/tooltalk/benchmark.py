@@ -7,15 +7,23 @@ its own plugins), so the protocol and the scorer exist once.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample, option
+from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample
 from toolscore.benchmarks.tooltalk import final_state, loaded, protocol
 from toolscore.benchmarks.tooltalk.data import (
     make_environment,
     require_databases,
+)
+from toolscore.benchmarks.tooltalk.options import (  # noqa: F401 - importable from here
+    FREE_RUNNING,
+    NOT_COMPARABLE,
+    Protocol,
+    Split,
+    ToolsMode,
+    ToolSources,
+    ToolTalkOptions,
 )
 from toolscore.benchmarks.tooltalk.report_view import ToolTalkReport
 from toolscore.benchmarks.tooltalk.scoring import (
@@ -30,39 +38,6 @@ from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord, MatchContext, Tool
 from toolscore.types import GenerateConfig, ToolSpec
 
-ToolsMode = Literal["all", "exact", "suite"]
-Split = Literal["easy", "hard", "all"]
-Protocol = Literal["reference", "free-running"]
-FREE_RUNNING = "free-running"
-NOT_COMPARABLE = ("free-running protocol: the agent keeps its own history (no ground-truth "
-                  "re-injection per turn); figures are not comparable with the reference "
-                  "protocol's")
-
-
-@dataclass
-class ToolTalkOptions:
-    split: Split = option("all", "Conversations: easy | hard | all.")
-    tools: ToolsMode = option("all", "Tools offered: all 28 (as in the paper) | exact (those "
-                              "the conversation uses) | suite (those of its plugins).")
-    strict: bool = option(False, "Fix the reference scorer's known defects (labelled); error "
-                          "types then follow the intent of ToolTalk's comment, per turn.")
-    embedder: str = option("minilm", "Text similarity for free-text arguments: minilm "
-                           "(numpy, no torch) | minilm-st (sentence-transformers) | hashing.")
-    max_calls_per_turn: int | None = option(
-        None, "Stop a turn after this many tool calls (default 30, strict 10).")
-    plugins: list[str] = option(list, "Installed plugin sets to run over instead of the "
-                                "benchmark's own (data from --data, in ToolTalk's format).")
-    mcp_server: str | None = option(None, "Take the tools from this MCP server (a command "
-                                    "line, or an http(s) URL) instead of the benchmark's own; "
-                                    "conversations from --data, in ToolTalk's format.")
-    max_tokens: int | None = option(512, "Token limit of each model reply.")
-    seed: int = option(0, "Sampling seed sent to the model.")
-    protocol: Protocol = option(
-        "reference", "reference: toolscore drives the model turn by turn from the ground truth "
-        "(the paper's protocol) | free-running: an agent (--model agent-http:URL) runs its "
-        "own loop over the tools served over MCP; labelled, not comparable.")
-
-
 COLUMNS = [
     Column("conversations", "convs", "count"),
     Column("success_rate", "success"),
@@ -75,7 +50,7 @@ COLUMNS = [
 ]
 
 
-class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view.py
+class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.py: reports
     """ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations over 7 plugins."""
 
     name = "tooltalk"
@@ -101,23 +76,14 @@ class ToolTalkBenchmark(ToolTalkReport, Benchmark):  # report hooks: report_view
         return Path(data)
 
     @classmethod
-    def create(cls, data_dir: Path | None, options: Any) -> ToolTalkBenchmark:
-        kwargs: dict[str, Any] = {}
-        if options.plugins:
-            from toolscore.env.registry import load_plugins
-
-            kwargs["plugins"] = [p for name in options.plugins for p in load_plugins(name)]
-        if options.mcp_server:
-            from toolscore.env.mcp_remote import RemoteTools
-
-            kwargs["remote"] = RemoteTools.connect(options.mcp_server)
-            kwargs["plugins"] = [kwargs["remote"].plugin]
+    def build(cls, data_dir: Path | None, options: Any,
+              sources: dict[str, Any]) -> ToolTalkBenchmark:
         assert data_dir is not None
         return cls(data_dir, split=options.split, tools_mode=options.tools,
                    strict=options.strict, embedder=options.embedder,
                    max_calls_per_turn=options.max_calls_per_turn,
                    max_tokens=options.max_tokens, seed=options.seed,
-                   protocol=options.protocol, **kwargs)
+                   protocol=options.protocol, **sources)
 
     def __init__(
         self,
