@@ -82,6 +82,7 @@ def app(debug: bool) -> None:
     from toolscore.cli import common
 
     common.DEBUG = debug
+    common.hide_secrets_in_argv()
 
 
 def main() -> None:

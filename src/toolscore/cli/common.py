@@ -39,6 +39,16 @@ def debug_traceback(error: BaseException | None) -> None:
         sys.stderr.write("".join(traceback.format_exception(error)))
 
 
+def hide_secrets_in_argv() -> None:
+    """Once the command line is parsed (click holds its own copy of the arguments), the
+    process's ``sys.argv`` keeps no secret: whatever stores the command line (run.json's
+    ``command``, a served run's) gets ``***`` for tokens, keys, passwords and URL
+    credentials, as it gets nothing of the API keys read from the environment."""
+    from toolscore.models.base import redact_argv
+
+    sys.argv[:] = redact_argv(sys.argv)
+
+
 def fail(message: str) -> NoReturn:
     err.print(f"[red]error:[/red] {escape(printable(' '.join(message.split())))}",
               highlight=False,
