@@ -1,150 +1,53 @@
-"""Episodes: one Environment per agent session, its call log, and its record when it ends.
+"""Episodes: every episode of a server, and the record each one leaves when it ends.
 
-An agent that runs its own loop is evaluated on what it did to the world, so every call is
-logged as it happens (episode, turn, time, tool, arguments as executed, response, exception)
-and ending an episode writes one ``samples.jsonl`` record into a run directory, in the shape
-ToolTalk's protocol stores (per assistant turn: ground truth and predictions), so the same
-scorer, report and compare read it. The world is not reset between turns: this is the
-free-running protocol, labelled as such in run.json and in every record, and not comparable
-with the reference protocol's figures.
+Ending an episode writes one ``samples.jsonl`` record into a run directory, scored by the
+benchmark's own scorer. The world is not reset between turns: this is the free-running
+protocol, labelled as such in run.json and in every record, and not comparable with the
+reference protocol's figures.
 
-The turn counter is the index of the conversation turn the agent is answering (ToolTalk's
-turn numbering); whoever plays the user advances it. A person driving a desktop client never
-does, so all their calls fall in the first assistant turn: matching is over the whole
-conversation, only the per-turn error analysis then sees one turn.
+Nothing is lost between two records: with a run directory every event is journaled as it
+happens (:mod:`toolscore.serve.journal`), an episode still open when the server stops is
+recorded as unfinished (``unfinished`` in the output and the meta), and the episodes a killed
+server left open are recorded so on the next start (:mod:`toolscore.serve.recovery`).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import options_to_json
-from toolscore.env.tool import CallRecord
 from toolscore.records import RunConfig, RunStore, SampleRecord
-from toolscore.serve.world import PROTOCOL, EpisodeWorld, ServedWorld
+from toolscore.records.store import without_output
+from toolscore.serve.episode import (
+    CallLogEntry,
+    Episode,
+    EpisodeEnded,
+    EpisodeError,
+    UnknownEpisode,
+)
+from toolscore.serve.journal import JOURNAL_FILE, Journal
+from toolscore.serve.jsonsafe import finite
+from toolscore.serve.recovery import pending, recover
+from toolscore.serve.world import PROTOCOL, ServedWorld
+
+__all__ = ["AGENT_LABEL", "STOPPED", "CallLogEntry", "Episode", "EpisodeEnded", "EpisodeError",
+           "Episodes", "UnknownEpisode"]
 
 AGENT_LABEL = "mcp-client"
-
-
-class EpisodeError(LookupError):
-    """An unknown or already ended episode (the HTTP layer answers 404 / 409)."""
-
-
-@dataclass
-class CallLogEntry:
-    episode: str
-    turn: int
-    time: float  # seconds since the epoch, when the call arrived
-    tool: str
-    arguments: dict[str, Any] | None
-    response: Any = None
-    exception: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class Episode:
-    id: str
-    world: EpisodeWorld
-    epoch: int = 0
-    turn: int = 0
-    calls: list[CallLogEntry] = field(default_factory=list)
-    turn_hashes: dict[int, str] = field(default_factory=dict)
-    started: float = field(default_factory=time.time)
-    ended: bool = False
-
-    def __post_init__(self) -> None:
-        self.turn = self._assistant_turns()[0] if self._assistant_turns() else 0
-
-    def _assistant_turns(self) -> list[int]:
-        if self.world.sample is None:
-            return []
-        return [i for i, t in enumerate(self.world.sample.data.turns) if t.role == "assistant"]
-
-    def call(self, name: str, arguments: dict[str, Any] | None) -> CallRecord:
-        """Execute one call in this episode's world and log it."""
-        if self.ended:
-            raise EpisodeError(f"episode {self.id} has ended")
-        arrived = time.time()
-        record = self.world.env.call(name, arguments if arguments is not None else {})
-        self.calls.append(CallLogEntry(self.id, self.turn, arrived, name, record.arguments,
-                                       record.response, record.exception))
-        return record
-
-    def advance(self, turn: int | None = None) -> int:
-        """Move to ``turn`` (default: the conversation's next assistant turn, or +1)."""
-        self.turn_hashes[self.turn] = self.world.env.state_hash()
-        if turn is None:
-            later = [i for i in self._assistant_turns() if i > self.turn]
-            turn = later[0] if later else self.turn + 1
-        self.turn = int(turn)
-        return self.turn
-
-    def reset(self) -> None:
-        """Back to the world's initial state; the log and the turn counter start again."""
-        self.world.env.reset()
-        self.calls.clear()
-        self.turn_hashes.clear()
-        self.__post_init__()
-
-    def output(self) -> dict[str, Any]:
-        """The stored output: ToolTalk's per-turn shape plus the full call log."""
-        from toolscore.benchmarks.tooltalk.protocol import stored_call
-
-        final = self.world.env.state_hash()
-        turns = self._assistant_turns() or sorted({c.turn for c in self.calls} or {0})
-        ground = self.world.sample.data.turns if self.world.sample is not None else None
-        by_turn: dict[int, list[dict[str, Any]]] = {t: [] for t in turns}
-        for c in self.calls:
-            home = max([t for t in turns if t <= c.turn], default=turns[0])
-            by_turn[home].append(stored_call(CallRecord(c.tool, c.arguments, c.response,
-                                                        c.exception),
-                                             json.dumps(c.arguments, default=str)))
-        output = {
-            "protocol": PROTOCOL, "served_over": "mcp", "episode": self.id,
-            "system_prompt": self.world.system_prompt,
-            "tools_offered": list(self.world.specs),
-            "turns": [{"turn": t,
-                       "ground_truth": [g.to_dict() for g in ground[t].apis] if ground else [],
-                       "predictions": by_turn[t], "text": None, "stop": "episode_end",
-                       "state_hash": self.turn_hashes.get(t, final)} for t in turns],
-            "calls": [c.to_dict() for c in self.calls],
-            "state_hash": final,
-        }
-        if self.world.truth is not None and ground is not None:
-            self._check_final_state(output)
-        return output
-
-    def _check_final_state(self, output: dict[str, Any]) -> None:
-        """The final-state check (:mod:`toolscore.benchmarks.tooltalk.final_state`): the world
-        at the end against reset + every ground-truth call; per turn, the hash the ground
-        truth reaches by then, as a diagnostic."""
-        from toolscore.benchmarks.tooltalk import final_state
-
-        assert self.world.truth is not None and self.world.sample is not None
-        truth = self.world.truth()
-        turns = self.world.sample.data.turns
-        for stored in output["turns"]:
-            final_state.replay(truth, turns[stored["turn"]].apis)
-            stored["expected_state_hash"] = truth.state_hash()
-        check = final_state.compare(self.world.env, truth)
-        output["final_state"] = {"rule": final_state.END_OF_CONVERSATION, **check}
+STOPPED = "the server stopped before the episode ended"
 
 
 class Episodes:
     """Every episode of one server, and the run directory their records go to (optional).
 
-    The run directory is locked while the server runs (one writer), and its ``scores.json``
-    is rewritten after every ended episode, so the run can be reported at any moment.
+    The run directory is locked while the server runs (one writer), its events are journaled,
+    and its ``scores.json`` is rewritten after every ended episode, so the run can be reported
+    at any moment. Entering recovers what a stopped server left open (see the module).
     """
 
     def __init__(self, world: ServedWorld, out: str | Path | None = None,
@@ -152,25 +55,51 @@ class Episodes:
         self.world = world
         self.agent = agent
         self.store = RunStore(out) if out is not None else None
+        self.journal = Journal(out) if out is not None else None
+        self.recovered: list[SampleRecord] = []
+        self.recovery_failures: list[str] = []
         self._lock: Any = None
         self._episodes: dict[str, Episode] = {}
+        self._keys: dict[str, Episode] = {}
         self._epochs: dict[str, int] = {}
 
     def __enter__(self) -> Episodes:
-        if self.store is not None:
+        if self.store is not None and self.journal is not None:
             self._lock = self.store.lock().acquire()
-            self.store.repair()
-            for record in self.store.records():
-                key = str(record.get("id"))
-                self._epochs[key] = max(self._epochs.get(key, 0), int(record.get("epoch", 0)) + 1)
+            try:
+                self.store.repair()
+                self.journal.open()
+                recover(self)
+                for record in self.store.records(without_output):
+                    key = str(record.get("id"))
+                    self._epochs[key] = max(self._epochs.get(key, 0),
+                                            int(record.get("epoch", 0)) + 1)
+                self.journal.write({"event": "server", "time": time.time(),
+                                    "world": self.world.origin, "agent": self.agent})
+            except BaseException:
+                self.__exit__()
+                raise
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.journal is not None:
+            self.journal.close()
         if self._lock is not None:
             self._lock.release()
             self._lock = None
 
+    @property
+    def needs_conversation(self) -> bool:
+        """Whether an episode must name a conversation: its record goes to a run directory
+        of a benchmark, whose scores are of conversations (a bare tool world has none)."""
+        return (self.world.benchmark is not None and self.store is not None
+                and self.world.default_sample is None)
+
     def create(self, sample_id: str | None = None) -> Episode:
+        if sample_id is None and self.needs_conversation:
+            raise EpisodeError(f"name a conversation ({{\"conversation\": ID}}): the episodes "
+                               f"of {self.world.name} are scored into a run directory, and one "
+                               "without a conversation has nothing to be scored against")
         world = self.world.open(sample_id)
         episode_id = uuid.uuid4().hex[:12]
         key = world.sample.id if world.sample is not None else episode_id
@@ -178,39 +107,100 @@ class Episodes:
         self._epochs[key] = epoch + 1
         episode = Episode(episode_id, world, epoch)
         self._episodes[episode_id] = episode
+        self._keys[episode.key] = episode
+        if self.journal is not None:
+            episode.note = self.journal.write
+            episode.note({"event": "open", "episode": episode_id,
+                          "sample": world.sample.id if world.sample is not None else None,
+                          "epoch": epoch, "time": episode.started, "turn": episode.turn})
         return episode
 
     def get(self, episode_id: str) -> Episode:
         episode = self._episodes.get(episode_id)
         if episode is None:
-            raise EpisodeError(f"no episode {episode_id!r}")
+            raise UnknownEpisode(f"no episode {episode_id!r}")
         return episode
 
-    def end(self, episode_id: str) -> SampleRecord:
-        """End an episode: its record (written to the run directory when there is one)."""
+    def at(self, key: str) -> Episode:
+        """The episode whose MCP address holds ``key`` (an unknown one is not echoed back)."""
+        episode = self._keys.get(key)
+        if episode is None:
+            raise UnknownEpisode("no episode at this address")
+        return episode
+
+    def open_episodes(self) -> list[Episode]:
+        return [e for e in self._episodes.values() if not e.ended]
+
+    def end(self, episode_id: str, unfinished: str | None = None) -> SampleRecord:
+        """End an episode: its record (written to the run directory when there is one).
+        ``unfinished``: why it is recorded before whoever drove it ended it."""
         episode = self.get(episode_id)
         if episode.ended:
-            raise EpisodeError(f"episode {episode_id} has already ended")
+            raise EpisodeEnded(f"episode {episode_id} has already ended")
+        return self.finish(episode, unfinished)
+
+    def finish(self, episode: Episode, unfinished: str | None = None) -> SampleRecord:
+        """Record ``episode`` (scored, stored, journaled as ended), then mark it ended: an
+        episode whose record could not be made stays open."""
+        before = episode.unfinished
+        episode.unfinished = unfinished or before
+        try:
+            record = self.record(episode)
+            self.keep(record)
+        except BaseException:
+            episode.unfinished = before
+            raise
         episode.ended = True
-        record = self.record(episode)
-        if self.store is not None:
-            if not self.store.exists():
-                self.store.write_config(self.run_config())
-            self.store.append(record)
-            bench = self.world.benchmark
-            if bench is not None:
-                self.store.write_scores(bench.aggregate(list(self.store.latest().values())))
         return record
 
+    def stop(self, reason: str = STOPPED) -> list[SampleRecord]:
+        """Record every open episode as unfinished (the server is going away); a no-op
+        without a run directory (nobody would read the records). One that fails does not
+        keep the others from being recorded (it stays in the journal for the next start)."""
+        if self.store is None:
+            return []
+        records: list[SampleRecord] = []
+        failed: Exception | None = None
+        for episode in self.open_episodes():
+            try:
+                records.append(self.finish(episode, reason))
+            except Exception as e:
+                failed = failed or e
+        if failed is not None:
+            raise failed
+        return records
+
+    def keep(self, record: SampleRecord) -> None:
+        """Append ``record`` to the run directory and rescore it (when there is one)."""
+        if self.store is None:
+            return
+        if not self.store.exists():
+            self.store.write_config(self.run_config())
+        self.store.append(record)
+        if self.journal is not None:
+            self.journal.write({"event": "end", "episode": record.meta.get("episode"),
+                                "time": time.time()})
+        bench = self.world.benchmark
+        if bench is not None:
+            # a record without scores (a bare tool world's, or one written by an older
+            # version) has nothing to aggregate; it must not stop the others being scored
+            scored = [r for r in self.store.latest(without_output).values()
+                      if r.get("status") != "ok" or isinstance(r.get("scores"), dict)]
+            self.store.write_scores(bench.aggregate(scored))
+
     def record(self, episode: Episode) -> SampleRecord:
-        output = episode.output()
+        """The episode's record, JSON throughout (no NaN: see :mod:`.jsonsafe`)."""
+        output = finite(episode.output())
         sample = episode.world.sample
         bench = self.world.benchmark
-        scores = bench.score(output, sample) if bench is not None and sample else None
+        scores = finite(bench.score(output, sample)) if bench is not None and sample else None
         meta = {**episode.world.meta, "episode": episode.id, "protocol": PROTOCOL}
+        if episode.unfinished:
+            meta["unfinished"] = True
+        ended = episode.last_seen if episode.last_seen is not None else time.time()
         return SampleRecord(id=sample.id if sample else episode.id, epoch=episode.epoch,
-                            meta=meta, output=output, scores=scores,
-                            time_s=round(time.time() - episode.started, 3))
+                            meta=finite(meta), output=output, scores=scores,
+                            time_s=round(max(0.0, ended - episode.started), 3))
 
     def run_config(self) -> RunConfig:
         from toolscore import __version__
@@ -229,6 +219,32 @@ class Episodes:
                          created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                          versions={"toolscore": __version__, "mcp": _mcp_version()},
                          command=list(sys.argv), max_concurrency=1)
+
+
+def recover_directory(out: str | Path, data: str | Path | None = None) -> Episodes:
+    """``toolscore mcp recover OUT``: the world OUT's journal names, built again (``data``:
+    its data folder, when it moved), and the episodes it shows open recorded as unfinished.
+    Returns the (closed) :class:`Episodes`: ``recovered`` and ``recovery_failures`` say what
+    happened."""
+    journal = Journal(out)
+    if not journal.path.is_file():
+        raise FileNotFoundError(f"{out}: no {JOURNAL_FILE} (not the run directory of "
+                                "'toolscore mcp serve', or written by a version without one)")
+    todo = pending(journal.events())
+    origin = next((p.origin for p in todo if p.origin), None)
+    agent = next((p.agent for p in todo if p.agent), None) or AGENT_LABEL
+    if origin is not None:
+        world = ServedWorld.recreate(origin, data)
+    elif todo:
+        raise ValueError(f"{journal.path}: the journal does not say which world was served "
+                         "(a server started from Python with a world of its own): open the "
+                         "run directory with that world (Episodes(world, out)) to record them")
+    else:
+        world = ServedWorld("(nothing open)")  # entering only tidies the journal
+    episodes = Episodes(world, out, agent=agent)
+    with episodes:
+        pass
+    return episodes
 
 
 def _mcp_version() -> str:

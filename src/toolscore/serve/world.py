@@ -42,6 +42,9 @@ class EpisodeWorld:
     # a fresh copy of the conversation's initial world, for the final-state check (None: no
     # ground truth, or a world whose state is not ours to replay)
     truth: Callable[[], Environment] | None = None
+    # whether calls can be executed again to rebuild the state (not for tools of a remote
+    # server: replaying there would act twice on a world that is not ours)
+    replayable: bool = True
 
 
 class ServedWorld:
@@ -58,6 +61,9 @@ class ServedWorld:
         self.data = data
         self._samples: dict[str, Sample] | None = None
         self._schemas: dict[str, dict[str, Any]] | None = None
+        # how to build this world again (``create``'s arguments), for the recovery of
+        # episodes a stopped server left open; None: a world built by hand
+        self.origin: dict[str, Any] | None = None
         if default_sample is not None:
             self.sample(default_sample)  # an unknown conversation fails at start, not later
 
@@ -67,11 +73,16 @@ class ServedWorld:
                **options: Any) -> ServedWorld:
         """The world of ``benchmark`` (built with its own code and options); with ``plugins``
         and neither a conversation nor ``data``, those installed plugin sets alone."""
+        origin = {"benchmark": benchmark, "conversation": conversation,
+                  "plugins": list(plugins), "data": None if data is None else str(data),
+                  "options": dict(options)}
         if plugins and conversation is None and data is None:
             from toolscore.env.registry import load_plugins
 
-            return cls(benchmark, plugins=[p for n in plugins for p in load_plugins(n)],
-                       options={"plugins": list(plugins)})
+            world = cls(benchmark, plugins=[p for n in plugins for p in load_plugins(n)],
+                        options={"plugins": list(plugins)})
+            world.origin = origin
+            return world
         from toolscore.benchmarks.registry import make_benchmark
 
         if plugins:
@@ -81,8 +92,18 @@ class ServedWorld:
             if not hasattr(bench, needed):
                 raise OptionError(f"benchmark {benchmark!r} has no tool world to serve (it is "
                                   "not built on ToolTalk's conversations and tools)")
-        return cls(benchmark, bench, default_sample=conversation, options=options,
-                   data=getattr(bench, "data_dir", None))
+        world = cls(benchmark, bench, default_sample=conversation, options=options,
+                    data=getattr(bench, "data_dir", None))
+        world.origin = origin
+        return world
+
+    @classmethod
+    def recreate(cls, origin: dict[str, Any], data: str | Path | None = None) -> ServedWorld:
+        """The world ``origin`` (a :attr:`origin`) describes; ``data`` replaces its folder."""
+        return cls.create(str(origin["benchmark"]), conversation=origin.get("conversation"),
+                          plugins=tuple(origin.get("plugins") or ()),
+                          data=data if data is not None else origin.get("data"),
+                          **dict(origin.get("options") or {}))
 
     # -- samples ---------------------------------------------------------------------------
     def samples(self) -> dict[str, Sample]:
@@ -116,11 +137,12 @@ class ServedWorld:
         tools = bench.offered_tools(conv)
         from toolscore.benchmarks.tooltalk.protocol import system_prompt
 
-        truth = (None if getattr(bench, "remote", None) is not None
-                 else lambda: bench.environment(conv))
+        remote = getattr(bench, "remote", None) is not None
+        truth = None if remote else lambda: bench.environment(conv)
         return EpisodeWorld(bench.environment(conv), tools,
                             {t.name: bench.shown_spec(t) for t in tools}, sample,
-                            system_prompt(conv.metadata), dict(sample.meta), truth)
+                            system_prompt(conv.metadata), dict(sample.meta), truth,
+                            replayable=not remote)
 
     def _bare_databases(self) -> dict[str, Any]:
         bench: Any = self.benchmark
