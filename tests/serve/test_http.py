@@ -56,13 +56,17 @@ class Reply:
         return json.loads(self.body)
 
 
+CONTROL = "control-s3cret"  # the control token of the servers these tests start
+
+
 def request(method: str, url: str, json_body: Any = None,
             headers: dict[str, str] | None = None) -> Reply:
-    """One HTTP request with the standard library (no client library to depend on)."""
+    """One HTTP request with the standard library (no client library to depend on), with
+    the control token unless ``headers`` carry an Authorization of their own."""
     data = None if json_body is None else json.dumps(json_body).encode()
     req = urllib.request.Request(url, data=data, method=method, headers={
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-        **(headers or {})})
+        "Authorization": f"Bearer {CONTROL}", **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             return Reply(resp.status, resp.read())
@@ -92,10 +96,12 @@ def free_port() -> int:
 
 @contextmanager
 def serving(episodes: Episodes, token: str | None = None) -> Iterator[str]:
-    """The app on 127.0.0.1 in a thread; yields its base URL."""
+    """The app (control token :data:`CONTROL`) on 127.0.0.1 in a thread; yields its base
+    URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(episodes, token=token), host="127.0.0.1",
-                                           port=port, log_level="warning"))
+    app = create_app(episodes, port=port, token=token, control_token=CONTROL)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -128,7 +134,8 @@ def test_calls_over_http_read_as_in_process(world: Any, tmp_path: Path) -> None:
             env = world.benchmark.environment(conversation)
             want = [over_mcp(env.call(name, args)) for name, args in calls]
             created = http.post(f"{base}/episodes", json={"conversation": conv_id}).json()
-            assert created["mcp_url"] == f"{base}/episodes/{created['id']}/mcp"
+            assert created["mcp_url"].startswith(f"{base}/mcp/")
+            assert created["id"] not in created["mcp_url"]
             got = call_all(created["mcp_url"],
                            [(n, visible_arguments(tools[n], a)) for n, a in calls])
             assert got == want, conv_id
@@ -184,17 +191,18 @@ def test_episode_lifecycle_and_record(world: Any, tmp_path: Path) -> None:
 
 def test_a_configured_token_is_required(world: Any) -> None:
     with serving(Episodes(world), token="s3cret") as base:
-        assert http.post(f"{base}/episodes").status_code == 401
+        auth = {"Authorization": "Bearer s3cret"}
+        assert http.post(f"{base}/episodes", headers={"Authorization": ""}).status_code == 401
         assert http.post(f"{base}/episodes",
                           headers={"Authorization": "Bearer wrong"}).status_code == 401
-        auth = {"Authorization": "Bearer s3cret"}
-        created = http.post(f"{base}/episodes", headers=auth,
-                             json={"conversation": "AddAlarm-easy"}).json()
-        mcp = http.post(created["mcp_url"], json={"jsonrpc": "2.0", "id": 1,
-                                                   "method": "tools/list"})
+        # the agents' token reaches the tools, not the control API
+        assert http.post(f"{base}/episodes", headers=auth).status_code == 401
+        created = http.post(f"{base}/episodes", json={"conversation": "AddAlarm-easy"}).json()
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        mcp = http.post(created["mcp_url"], json=listing, headers={"Authorization": ""})
         assert mcp.status_code == 401
-        assert http.get(f"{base}/episodes/{created['id']}/calls",
-                         headers=auth).status_code == 200
+        assert http.post(created["mcp_url"], json=listing).status_code == 401  # control token
+        assert http.get(f"{base}/episodes/{created['id']}/calls").status_code == 200
 
 
 def test_beyond_loopback_only_with_a_token(world: Any) -> None:
@@ -240,8 +248,8 @@ def test_a_bare_json_rpc_post_and_a_handshake_client_read_as_in_process(world: A
         legacy = http.post(f"{base}/episodes", json={"conversation": conv_id}).json()["mcp_url"]
         assert call_all(legacy, shown, mode="legacy") == want  # initialize + session id
         assert http.request_method("PUT", bare).status_code == 405
-        gone = post_call(f"{base}/episodes/nope/mcp", *shown[0]).json()
-        assert gone["error"]["message"] == "no episode 'nope'"
+        gone = post_call(f"{base}/mcp/nope", *shown[0]).json()
+        assert gone["error"]["message"] == "no episode at this address"
 
 
 def test_the_front_sends_only_episode_mcp_paths_to_the_sdk() -> None:
@@ -259,11 +267,11 @@ def test_the_front_sends_only_episode_mcp_paths_to_the_sdk() -> None:
                           "root_path": root}, None, None)
         return seen.pop()
 
-    assert visit("http", path="/episodes/ab12/mcp") == ("mcp", {"episode": "ab12"})
-    assert visit("http", "GET", "/episodes/ab12/mcp", "/tools") == ("mcp", {"episode": "ab12"})
-    assert visit("http", "PUT", "/episodes/ab12/mcp")[0] == "control"  # its 405
-    for path in ("/episodes/ab12/calls", "/episodes/ab12/mcp/x", "/episodes//mcp",
-                 "/episodes", "/x/episodes/ab12/mcp"):
+    assert visit("http", path="/mcp/ab_1-2") == ("mcp", {"key": "ab_1-2"})
+    assert visit("http", "GET", "/mcp/ab12", "/tools") == ("mcp", {"key": "ab12"})
+    assert visit("http", "PUT", "/mcp/ab12")[0] == "control"  # its 405
+    for path in ("/episodes/ab12/calls", "/mcp/ab12/x", "/mcp/", "/episodes/ab12/mcp",
+                 "/episodes", "/x/mcp/ab12"):
         assert visit("http", path=path)[0] == "control", path
     assert visit("lifespan")[0] == "control"
 
