@@ -8,7 +8,7 @@ server and scored afterwards (the ``free-running`` protocol, :mod:`toolscore.ser
 
 The contract an agent implements (all bodies JSON, ``Content-Type: application/json``)::
 
-    POST   {url}/episodes                    {"mcp_url": "http://127.0.0.1:P/episodes/E/mcp",
+    POST   {url}/episodes                    {"mcp_url": "http://127.0.0.1:P/mcp/K",
                                               "system_prompt": "...", "episode": "E"}
                                           -> {"session": "S"}            (any 2xx)
     POST   {url}/episodes/S/messages         {"content": "the user's message"}
@@ -17,6 +17,10 @@ The contract an agent implements (all bodies JSON, ``Content-Type: application/j
 
 The agent keeps its own history within a session; it discovers the tools with the MCP
 ``tools/list`` of ``mcp_url`` (streamable HTTP) and calls them there before it replies.
+``mcp_url`` reaches the episode's tools and nothing else (``K`` is a secret of that episode;
+``E`` only names the episode in logs and records): the agent cannot reset, end or replay its
+episode, and an attempt it makes fail is kept in the record (see
+:mod:`toolscore.serve.freerun`).
 
 Failures of the endpoint itself (connection refused or reset, timeouts, 429 and 5xx, a body
 that is not the JSON above) are infrastructure errors (:class:`InfraError`), never the agent's

@@ -11,11 +11,17 @@ the benchmark's own matcher (per-turn calls against that turn's ground truth) an
 agent left is checked against the ground truth's (:mod:`toolscore.benchmarks.tooltalk
 .final_state`, rule "end of conversation").
 
+The agent is given its episode's MCP address and nothing else: the server offers no control
+API (the episodes are driven in-process), so nothing the agent can reach resets its world or
+ends its episode.
+
 Infrastructure failures (the agent endpoint unreachable, 5xx, timeouts, a reply that breaks the
-contract) end the attempt: the episode is thrown away and the conversation is played again from
-a fresh world and a new agent session, up to ``ATTEMPTS`` times; then the sample is recorded as
-an error, excluded from the scores. The server runs in a thread of its own (uvicorn there does
-not take over the process's signal handlers), one per sample in flight.
+contract) end the attempt: the conversation is played again from a fresh world and a new agent
+session, up to ``ATTEMPTS`` times; then the sample is recorded as an error, excluded from the
+scores. An attempt thrown away is not forgotten: the record keeps it (``discarded_attempts``:
+the error that ended it and every call the agent made in it), and the error of a sample whose
+attempts all failed counts the calls of each. The server runs in a thread of its own (uvicorn
+there does not take over the process's signal handlers), one per sample in flight.
 
 Registered as the ``free-running`` entry of the ``toolscore.protocols`` extension group (the
 benchmark layer cannot import this package; see ``register``).
@@ -34,6 +40,7 @@ from typing import Any
 
 from toolscore.models.base import InfraError
 from toolscore.serve.episodes import Episode, Episodes
+from toolscore.serve.jsonsafe import finite
 from toolscore.serve.world import ServedWorld
 
 ATTEMPTS = 3
@@ -67,20 +74,27 @@ async def play(benchmark: Any, sample: Any, model: Any, epoch: int) -> dict[str,
     world = ServedWorld(benchmark.name, benchmark, data=getattr(benchmark, "data_dir", None))
     episodes = Episodes(world)
     last: InfraError | None = None
+    discarded: list[dict[str, Any]] = []
     async with serving(episodes) as base, agent.connect() as connection:
-        for _attempt in range(ATTEMPTS):
+        for attempt in range(1, ATTEMPTS + 1):
             episode = episodes.create(sample.id)
             try:
-                return await _conversation(episode, f"{base}/episodes/{episode.id}/mcp",
-                                           connection)
+                output = await _conversation(episode, f"{base}/mcp/{episode.key}", connection)
             except InfraError as e:
+                discarded.append({**episode.attempt(f"infrastructure error: {e}"),
+                                  "attempt": attempt})
                 episode.ended = True
                 last = e
                 if not e.retryable:
                     break
+                continue
+            output["discarded_attempts"] = discarded + output["discarded_attempts"]
+            output["attempts"] = attempt
+            return output
     assert last is not None
-    raise InfraError(f"{last} (after {ATTEMPTS if last.retryable else 1} attempt(s) of the "
-                     "conversation)", retryable=False)
+    calls = ", ".join(str(len(a["calls"])) for a in discarded)
+    raise InfraError(f"{last} (after {len(discarded)} attempt(s) of the conversation; tool "
+                     f"calls made in each: {calls})", retryable=False)
 
 
 async def _conversation(episode: Episode, mcp_url: str, connection: Any) -> dict[str, Any]:
@@ -103,7 +117,7 @@ async def _conversation(episode: Episode, mcp_url: str, connection: Any) -> dict
         with contextlib.suppress(InfraError):
             await connection.end(session)
     episode.ended = True
-    return _with_replies(episode.output(), replies, asked)
+    return finite(_with_replies(episode.output(), replies, asked))
 
 
 def _with_replies(output: dict[str, Any], replies: dict[int, str | None],
@@ -138,8 +152,9 @@ async def serving(episodes: Episodes) -> AsyncIterator[str]:
 
     sock = _loopback_socket()
     port = int(sock.getsockname()[1])
-    server = uvicorn.Server(server_config(create_app(episodes), port=port, log_level="error",
-                                          log_config=None))
+    # the tools only: no control token, so no control API for the agent to reach
+    server = uvicorn.Server(server_config(create_app(episodes, port=port), port=port,
+                                          log_level="error", log_config=None))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name=f"toolscore-mcp-{port}", daemon=True)
     thread.start()
