@@ -172,10 +172,10 @@ def test_a_nan_argument_never_reaches_a_record(world: Any, tmp_path: Path) -> No
         ended = http.post(f"{ep}/end")
         assert ended.status_code == 200
         record = strict_json(ended.body.decode())["record"]
+        journal = (out / "mcp-journal.jsonl").read_text().splitlines()
+        assert len(journal) > 4 and all(strict_json(line) for line in journal)
     text = (out / "samples.jsonl").read_text()
     (stored,) = [strict_json(line) for line in text.splitlines()]
     assert stored == record
     assert [c["exception"] is not None for c in stored["output"]["calls"]] == [True, True, False]
     assert stored["scores"]["predictions"] == 3
-    journal = (out / "mcp-journal.jsonl").read_text().splitlines()
-    assert all(strict_json(line) for line in journal)

@@ -59,6 +59,7 @@ class Episodes:
         self.recovered: list[SampleRecord] = []
         self.recovery_failures: list[str] = []
         self._lock: Any = None
+        self._tidy = False  # entered, and nothing in the journal is left to record
         self._episodes: dict[str, Episode] = {}
         self._keys: dict[str, Episode] = {}
         self._epochs: dict[str, int] = {}
@@ -79,11 +80,15 @@ class Episodes:
             except BaseException:
                 self.__exit__()
                 raise
+            self._tidy = not self.recovery_failures
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.journal is not None:
             self.journal.close()
+            if self._tidy and not self.open_episodes():  # every episode in it is recorded
+                self.journal.path.unlink(missing_ok=True)
+            self._tidy = False
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -227,10 +232,10 @@ def recover_directory(out: str | Path, data: str | Path | None = None) -> Episod
     Returns the (closed) :class:`Episodes`: ``recovered`` and ``recovery_failures`` say what
     happened."""
     journal = Journal(out)
-    if not journal.path.is_file():
-        raise FileNotFoundError(f"{out}: no {JOURNAL_FILE} (not the run directory of "
-                                "'toolscore mcp serve', or written by a version without one)")
-    todo = pending(journal.events())
+    if not journal.path.is_file() and not RunStore(out).exists():
+        raise FileNotFoundError(f"{out}: not the run directory of 'toolscore mcp serve' (no "
+                                f"run.json, no {JOURNAL_FILE})")
+    todo = pending(journal.events())  # none without a journal: a server stopped cleanly
     origin = next((p.origin for p in todo if p.origin), None)
     agent = next((p.agent for p in todo if p.agent), None) or AGENT_LABEL
     if origin is not None:
