@@ -72,7 +72,7 @@ def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
                             f"settings ({', '.join(changed) or 'benchmark'}); choose another "
                             "output (toolscore judge: --name)")
     return resume(out, cache=cache, timeout=timeout, max_concurrency=max_concurrency,
-                  progress=progress)
+                  progress=progress, trusted_options={**options, "model": model})
 
 
 RUN_SETTINGS = ("cache", "timeout", "max_concurrency", "progress")
