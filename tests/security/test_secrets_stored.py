@@ -142,9 +142,8 @@ def test_mcp_serve_does_not_store_its_tokens(tmp_path: Path) -> None:
     import anyio
     from mcp import Client, StdioServerParameters
 
-    from toolscore.records import RunStore
-
     import toolscore as api
+    from toolscore.records import RunStore
 
     src = Path(api.__file__).resolve().parents[1]  # the code under test, in the server too
     out = tmp_path / "run"
@@ -170,3 +169,24 @@ def test_mcp_serve_does_not_store_its_tokens(tmp_path: Path) -> None:
     text = (out / "run.json").read_text()
     command = json.loads(text)["command"]
     assert "--token" in command and PASSWORD not in text and not leaks(text)
+
+
+def test_a_key_too_short_to_identify_leaves_replies_alone() -> None:
+    """A test's key "k" is not blanked from every "k" of an answer (nor is a real key's
+    8-character tail missed: see the test above)."""
+    import asyncio
+
+    pytest.importorskip("aiohttp")
+    from toolscore.models.client import ModelClient
+    from toolscore.models.providers import get_model
+
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        return reply_to_completion(Message(role="assistant", content="keep kites; key: " + KEY))
+
+    with FakeOpenAIServer(answer) as srv:
+        short = get_model("openai/fake", base_url=srv.base_url, api_key="k")
+        reply = asyncio.run(ModelClient(short).generate([Message(role="user", content="hi")]))
+        assert reply.message.content == "keep kites; key: " + KEY
+        real = get_model("openai/fake", base_url=srv.base_url, api_key=KEY)
+        reply = asyncio.run(ModelClient(real).generate([Message(role="user", content="hi")]))
+        assert reply.message.content == "keep kites; key: ***"

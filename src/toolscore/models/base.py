@@ -161,11 +161,18 @@ def redact_value(value: Any, secrets: list[str] | tuple[str, ...]) -> Any:
     return value
 
 
+def identifying(secrets: list[str] | tuple[str, ...]) -> list[str]:
+    """The secrets long enough to be told apart from ordinary text (a test's key "k" would
+    otherwise blank every "k" of a reply or a command line)."""
+    return [s for s in secrets if len(s) >= MIN_TAIL]
+
+
 def redact_reply(reply: Reply, secrets: list[str] | tuple[str, ...]) -> Reply:
     """``reply`` with the model's secrets blanked from everything an endpoint wrote in it
     (text, tool calls, the model name it gave), in place. A reply is stored in the response
     cache, in records and reports: an endpoint that echoes the key in an ordinary answer must
     not put it there."""
+    secrets = identifying(secrets)
     if not secrets:
         return reply
     message = reply.message
@@ -223,6 +230,7 @@ def redact_argv(argv: list[str], secrets: list[str] | tuple[str, ...] = ()) -> l
     secret-named flag (``--token T``, ``--api-key=K``, ``--password P``), every secret-named
     ``NAME=VALUE`` and JSON field, URL credentials and the given ``secrets`` in every form
     are replaced by ``***``. The program name is kept as it is."""
+    secrets = identifying(secrets)
     out: list[str] = []
     hide_next = False
     for i, arg in enumerate(argv):
