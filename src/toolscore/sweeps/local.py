@@ -7,6 +7,12 @@ workers together: every call of every unit (assistant, simulated user, judge) ta
 of its provider from a limiter all the pool's processes share (:mod:`.limits`), so a sweep of
 40 runs against one endpoint never has more than the provider's limit of requests in flight,
 and a unit near its end leaves the permits it does not need to the others.
+
+The workers end with the parent, however it ends (killed, terminated, crashed): each holds
+the read end of a pipe only the parent can write to, and a thread that waits on it ends the
+worker when it closes. Without it a worker would run its unit on for minutes with no one to
+report to, holding the sweep's stdout open; the unit resumes when the plan is submitted
+again, as after any kill.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import importlib.util
+import os
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -109,20 +117,43 @@ def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None 
 
     context = pool_context(manifest)
     deaths: Counter[tuple[int, Any]] = Counter()  # by (unit index, shard)
-    with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder:
-        common = shared_settings(manifest, Path(folder))
-        while todo:
-            todo = _pool(context, workers, todo, common, deaths, report)
+    lifeline, held = context.Pipe(duplex=False)  # the workers read; only this process writes
+    watch = (lifeline, held.fileno(), context.get_start_method() == "fork")
+    try:
+        with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder:
+            common = shared_settings(manifest, Path(folder))
+            while todo:
+                todo = _pool(context, workers, todo, common, deaths, report, watch)
+    finally:
+        held.close()
+        lifeline.close()
     return results
 
 
+def watch_parent(lifeline: Any, held_fd: int, forked: bool) -> None:
+    """A pool worker's initializer: end this process as soon as the pipe from the parent
+    closes, which happens when the parent ends, however it ends. A forked worker first closes
+    its copy of the parent's end (else it would keep its own pipe open)."""
+    if forked:
+        os.close(held_fd)
+
+    def wait() -> None:
+        with contextlib.suppress(EOFError, OSError):
+            while True:
+                lifeline.recv_bytes()  # never sent: returns only at the end of the pipe
+        os._exit(1)
+
+    threading.Thread(target=wait, name="toolscore-parent-watch", daemon=True).start()
+
+
 def _pool(context: Any, workers: int, todo: list[Task], common: dict[str, Any],
-          deaths: Counter[tuple[int, Any]], report: Callable[[dict[str, Any]], None]) -> list[Task]:
+          deaths: Counter[tuple[int, Any]], report: Callable[[dict[str, Any]], None],
+          watch: tuple[Any, int, bool]) -> list[Task]:
     """Run ``todo`` in one pool until done or broken; returns the tasks to run again."""
     again: list[Task] = []
     running: dict[cf.Future[dict[str, Any]], Task] = {}
-    with cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)),
-                                mp_context=context) as pool:
+    with cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context,
+                                initializer=watch_parent, initargs=watch) as pool:
         while todo or running:
             while todo and len(running) < workers and not again:
                 task = todo.pop(0)
