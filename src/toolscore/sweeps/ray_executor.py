@@ -16,11 +16,20 @@ so a sweep that outgrows one machine runs on an existing cluster engine, not one
 
 The response cache stays node-local (SQLite does not belong on a network file system); merge
 the nodes' caches afterwards with ``toolscore cache merge``.
+
+Ray prints its own notices on the driver's stdout ("(raylet) A worker died or was killed...",
+from a thread of its own, whenever they come), where a caller's output (the one JSON document
+of ``sweep run --json``) must stay alone. While Ray is in use here, this process's stdout is
+therefore its stderr, down to the file descriptor, so Ray's threads and the processes it
+starts write there; the real stdout is back once Ray is shut down.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from toolscore.models.providers import split_name
@@ -81,8 +90,36 @@ def run_ray(manifest: Manifest, *, address: str | None = None, units: list[Unit]
             on_result: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Every unit (or ``units``) as Ray tasks; results in completion order. Uses the Ray
     instance already initialised in this process, else connects to ``address``, else
-    starts a local one (with the plan's provider limits as resources)."""
-    todo = tasks_of(list(manifest.units if units is None else units))
+    starts a local one (with the plan's provider limits as resources). This process's stdout
+    is its stderr until it returns (see the module)."""
+    with stdout_to_stderr():
+        return _run(manifest, address, tasks_of(list(manifest.units if units is None
+                                                     else units)), on_result)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """File descriptor 1 is a copy of 2 inside, the original after (what Python's
+    ``sys.stdout`` buffered meanwhile is flushed to stderr before it comes back)."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout to keep clean
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _run(manifest: Manifest, address: str | None, todo: list[Any],
+         on_result: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
     ray, started = _connect(manifest, address)
     try:
         cpus = _check(ray, manifest, [u for u, _ in todo])
