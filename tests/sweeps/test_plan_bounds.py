@@ -58,6 +58,11 @@ def test_the_cli_says_it_in_one_line_with_exit_2(tmp_path: Path) -> None:
     for command in ("plan", "run", "status"):
         assert_user_error(toolscore("sweep", command, "bomb.yaml", cwd=tmp_path, timeout=60),
                           "bomb.yaml: field 'models[0].model_args.l")
+    for field, problem in (("epochs", "an integer from 1 to 1,000"),
+                           ("timeout", "a number > 0 and <= 86400")):
+        (tmp_path / "null.yaml").write_text(PLAN + f"{field}: null\n")
+        assert_user_error(toolscore("sweep", "run", "null.yaml", cwd=tmp_path, timeout=60),
+                          f"null.yaml: field '{field}': expected {problem}, got null")
 
 
 @pytest.mark.parametrize(("content", "message"), [

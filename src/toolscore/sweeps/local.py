@@ -118,7 +118,9 @@ def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None 
     context = pool_context(manifest)
     deaths: Counter[tuple[int, Any]] = Counter()  # by (unit index, shard)
     lifeline, held = context.Pipe(duplex=False)  # the workers read; only this process writes
-    watch = (lifeline, held.fileno(), context.get_start_method() == "fork")
+    # a forked worker inherits this process's end too, and must close it (the same object:
+    # a bare descriptor number closed there could be closed again by the object later)
+    watch = (lifeline, held if context.get_start_method() == "fork" else None)
     try:
         with tempfile.TemporaryDirectory(prefix="toolscore-sweep-limits-") as folder:
             common = shared_settings(manifest, Path(folder))
@@ -130,12 +132,12 @@ def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None 
     return results
 
 
-def watch_parent(lifeline: Any, held_fd: int, forked: bool) -> None:
+def watch_parent(lifeline: Any, inherited: Any) -> None:
     """A pool worker's initializer: end this process as soon as the pipe from the parent
     closes, which happens when the parent ends, however it ends. A forked worker first closes
-    its copy of the parent's end (else it would keep its own pipe open)."""
-    if forked:
-        os.close(held_fd)
+    its copy of the parent's end, ``inherited`` (else it would keep its own pipe open)."""
+    if inherited is not None:
+        inherited.close()
 
     def wait() -> None:
         with contextlib.suppress(EOFError, OSError):
@@ -148,7 +150,7 @@ def watch_parent(lifeline: Any, held_fd: int, forked: bool) -> None:
 
 def _pool(context: Any, workers: int, todo: list[Task], common: dict[str, Any],
           deaths: Counter[tuple[int, Any]], report: Callable[[dict[str, Any]], None],
-          watch: tuple[Any, int, bool]) -> list[Task]:
+          watch: tuple[Any, Any]) -> list[Task]:
     """Run ``todo`` in one pool until done or broken; returns the tasks to run again."""
     again: list[Task] = []
     running: dict[cf.Future[dict[str, Any]], Task] = {}
