@@ -53,16 +53,23 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def integer(value: Any, where: str, name: str, low: int, high: int,
-            nullable: bool = False) -> int | None:
-    """``value`` if it is an integer from ``low`` to ``high`` (or null when ``nullable``)."""
-    if value is None and nullable:
-        return None
+def integer(value: Any, where: str, name: str, low: int, high: int) -> int:
+    """``value`` if it is an integer from ``low`` to ``high``."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        null = " or null" if nullable else ""
-        raise field_error(where, name, f"expected an integer from {low:,} to {high:,}{null}, "
+        raise field_error(where, name, f"expected an integer from {low:,} to {high:,}, "
                                        f"got {shown(value)}")
     return value
+
+
+def integer_or_null(value: Any, where: str, name: str, low: int, high: int) -> int | None:
+    """None, or ``value`` if it is an integer from ``low`` to ``high``."""
+    if value is None:
+        return None
+    try:
+        return integer(value, where, name, low, high)
+    except PlanError:
+        raise field_error(where, name, f"expected an integer from {low:,} to {high:,} or null, "
+                                       f"got {shown(value)}") from None
 
 
 def number(value: Any, where: str, name: str, low: float, high: float, *,

@@ -32,6 +32,7 @@ from toolscore.sweeps.bounds import (
     PlanError,
     field_error,
     integer,
+    integer_or_null,
     mapping,
     number,
     shown,
@@ -121,8 +122,7 @@ def check_limits(raw: Any, where: str) -> dict[str, int]:
     if not isinstance(raw, dict):
         raise field_error(where, "limits", "expected provider (or model) names mapped to "
                                            "connection counts, e.g. {openai: 16}")
-    return {k: int(integer(v, where, f"limits.{k}", 1, MAX_PERMITS))  # type: ignore[arg-type]
-            for k, v in raw.items()}
+    return {k: integer(v, where, f"limits.{k}", 1, MAX_PERMITS) for k, v in raw.items()}
 
 
 def check_cache(value: Any, where: str) -> Any:
@@ -176,8 +176,7 @@ def read_manifest(doc: dict[str, Any], where: str, base: Path,
     return Manifest(
         str(text(doc["source"], where, "source")), units,
         check_limits(doc.get("limits", {}), where),
-        int(integer(doc.get("max_concurrency", 8), where, "max_concurrency", 1,  # type: ignore[arg-type]
-                    MAX_CONCURRENCY)),
+        integer(doc.get("max_concurrency", 8), where, "max_concurrency", 1, MAX_CONCURRENCY),
         check_cache(doc.get("cache", "default"), where) or None,
         number(doc.get("timeout", 120.0), where, "timeout", 0, MAX_TIMEOUT, above=True),
         check_ray(doc.get("ray", {}), where), out)
@@ -201,7 +200,7 @@ def _unit(raw: Any, i: int, where: str) -> Unit:
     for key in ("base_url", "data"):
         text(u.get(key), where, f"{spot}.{key}", nullable=True)
     epochs = integer(u["epochs"], where, f"{spot}.epochs", 1, MAX_EPOCHS)
-    integer(u["limit"], where, f"{spot}.limit", 1, 2**53, nullable=True)
+    integer_or_null(u["limit"], where, f"{spot}.limit", 1, MAX_UNIT_SAMPLES)
     integer(u["samples"], where, f"{spot}.samples", 0, MAX_UNIT_SAMPLES)
     integer(u.get("shards", 1), where, f"{spot}.shards", 1, MAX_SHARDS)
     for key in ("options", "model_args", "setting", "judge"):

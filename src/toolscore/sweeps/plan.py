@@ -54,6 +54,7 @@ from toolscore.sweeps.bounds import (
     PlanError,
     field_error,
     integer,
+    integer_or_null,
     mapping,
     number,
     text,
@@ -99,11 +100,11 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
                         f"(known: {', '.join(sorted(KNOWN))})")
     base = base or Path(".")
     out = _resolve(base, str(text(doc.get("out", "runs/sweep"), where, "out")))
-    epochs = int(integer(doc.get("epochs", 1), where, "epochs", 1, MAX_EPOCHS))  # type: ignore[arg-type]
-    limit = integer(doc.get("limit"), where, "limit", 1, MAX_UNIT_SAMPLES, nullable=True)
-    shards = int(integer(doc.get("shards", 1), where, "shards", 1, MAX_SHARDS))  # type: ignore[arg-type]
-    concurrency = int(integer(doc.get("max_concurrency", 8), where,  # type: ignore[arg-type]
-                              "max_concurrency", 1, MAX_CONCURRENCY))
+    epochs = integer(doc.get("epochs", 1), where, "epochs", 1, MAX_EPOCHS)
+    limit = integer_or_null(doc.get("limit"), where, "limit", 1, MAX_UNIT_SAMPLES)
+    shards = integer(doc.get("shards", 1), where, "shards", 1, MAX_SHARDS)
+    concurrency = integer(doc.get("max_concurrency", 8), where, "max_concurrency", 1,
+                          MAX_CONCURRENCY)
     timeout = number(doc.get("timeout", 120.0), where, "timeout", 0, MAX_TIMEOUT, above=True)
     limits = check_limits(doc.get("limits") or {}, where)
     ray = check_ray(doc.get("ray") or {}, where)
