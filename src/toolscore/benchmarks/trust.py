@@ -92,15 +92,16 @@ class UntrustedRun(ValueError):
                  how: str = "flag", source: str = "") -> None:
         self.items, self.doing, self.how = items, doing, how
         asks = "; ".join(f"{w.name} {_short(w.value)} {w.what}" for w in items)
-        if how == "override":
-            repeat = " ".join(f"-o {w.name}={shlex.quote(_text(w.value))}" for w in items)
+        if how == "override":  # -o NAME=VALUE takes one value: a list of two cannot be said
+            repeat = " ".join(f"-o {w.name}={shlex.quote(_text(w.value))}" for w in items
+                              if not (isinstance(w.value, (list, tuple)) and len(w.value) > 1))
         else:
             repeat = " ".join(w.shown() for w in items)
         where = f"{source}: " if source else ""
+        vouch = f"repeat it ({repeat}) or add {ALLOW_FLAG}" if repeat else f"add {ALLOW_FLAG}"
         super().__init__(
             f"{where}{asks}: not done, as a run directory is not trusted to start processes "
-            f"or load code; {doing} needs it: repeat it ({repeat}) or add {ALLOW_FLAG} "
-            "(Python: allow_run_commands=True)")
+            f"or load code; {doing} needs it: {vouch} (Python: allow_run_commands=True)")
 
 
 def _text(value: Any) -> str:
