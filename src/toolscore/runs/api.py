@@ -23,7 +23,7 @@ from toolscore.benchmarks.base import Benchmark, OptionError, RunSettings, optio
 from toolscore.benchmarks.registry import make_benchmark
 from toolscore.benchmarks.trust import EVERYTHING, Trust
 from toolscore.models.base import ModelCrashed
-from toolscore.records import RUN_FILE, RunConfig, RunStore, RunStoreError, sample_key
+from toolscore.records import RUN_FILE, NotStored, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record, without_output
 from toolscore.runs.rebuild import check_trusted, rebuild_benchmark, refuse_withheld
 from toolscore.runs.runner import (
@@ -31,6 +31,7 @@ from toolscore.runs.runner import (
     RunSummary,
     execute_run,
     new_run_config,
+    parse_shard,
     pending,
     rescore,
 )
@@ -214,21 +215,6 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                               registered=isinstance(benchmark, str))
 
 
-def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
-    """"K/N" (1 <= K <= N) as (K, N); a one-line ValueError naming ``--shard`` if bad."""
-    if shard is None:
-        return None
-    if isinstance(shard, str):
-        k, sep, n = shard.partition("/")
-        if not (sep and k.strip().isdigit() and n.strip().isdigit()):
-            raise ValueError(f"--shard {shard!r}: expected K/N, e.g. 1/4")
-        shard = (int(k), int(n))
-    k, n = shard
-    if not 1 <= k <= n:
-        raise ValueError(f"--shard {k}/{n}: K must be between 1 and N")
-    return (k, n)
-
-
 def _str(value: str | Path | None) -> str | None:
     return None if value is None else str(value)
 
@@ -318,14 +304,19 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
                             model_args=dict(model_args or {}), registered=registered,
                             relay="records" if on_record else "ticks" if progress else "none")
             summary = await run_in_workers(bench, store, job, run_options, workers, on_record)
-    except (ModelCrashed, WorkerError) as e:
-        raise RunStopped(stop_facts(str(e), bench, store, run_options)) from e
+    except (ModelCrashed, WorkerError, NotStored) as e:  # what was kept, read from the store
+        reason = f"a record could not be stored: {e}" if isinstance(e, NotStored) else str(e)
+        raise RunStopped(stop_facts(reason, bench, store, run_options)) from e
     except (KeyboardInterrupt, asyncio.CancelledError):
         interrupted.remember(stop_facts("interrupted (Ctrl-C)", bench, store, run_options))
         raise
     with store.append_lock():  # shards: the last one to finish scores every shard's samples
         metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
-        store.write_scores(metrics)
+        try:
+            store.write_scores(metrics)
+        except NotStored as e:  # every record is kept: scoring again needs no model call
+            raise RunStopped(stop_facts(f"{e} (score it with: toolscore score {store.path})",
+                                        bench, store, run_options)) from e
     return Run(store.path, config, metrics, summary_dict(summary))  # records read on demand
 
 

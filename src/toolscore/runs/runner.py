@@ -87,6 +87,21 @@ class RunOptions:
                 raise ValueError(f"--{name} {value!r}: must be a whole number, 1 or more")
 
 
+def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
+    """"K/N" (1 <= K <= N) as (K, N); a one-line ValueError naming ``--shard`` if bad."""
+    if shard is None:
+        return None
+    if isinstance(shard, str):
+        k, sep, n = shard.partition("/")
+        if not (sep and k.strip().isdigit() and n.strip().isdigit()):
+            raise ValueError(f"--shard {shard!r}: expected K/N, e.g. 1/4")
+        shard = (int(k), int(n))
+    k, n = shard
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {k}/{n}: K must be between 1 and N")
+    return (k, n)
+
+
 @dataclass
 class RunSummary:
     total: int = 0
