@@ -59,7 +59,10 @@ def _run(unit: dict[str, Any], settings: dict[str, Any],
               "timeout": settings["timeout"], "progress": False, "shard": shard}
     try:
         if store.exists() and shard is None:
-            run = resume(store.path, **common)
+            # the plan is what the user runs, so what it says may start processes (an MCP
+            # server, a plugin set): repeated here, as a user repeats them on the command line
+            run = resume(store.path, trusted_options={**unit["options"], "model": unit["model"]},
+                         **common)
         else:  # a new run, or a shard of one that may have been started by another shard
             run = evaluate(unit["benchmark"], unit["model"], out=store.path,
                            data=unit.get("data"), epochs=unit["epochs"], limit=unit["limit"],
