@@ -69,3 +69,14 @@ def test_report_html_into_the_run_directory_still_works(run_dir: Path, tmp_path:
                      cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "page.html").read_text().startswith("<!")
+
+
+def test_run_html_never_overwrites_the_runs_own_files(tmp_path: Path) -> None:
+    done = toolscore("run", "demo", "--model", "oracle", "--out", "r", "--html",
+                     "r/samples.jsonl", cwd=tmp_path)
+    assert done.returncode == 2 and "would destroy the run" in done.stderr, done.stderr
+    records = (tmp_path / "r" / "samples.jsonl").read_bytes()
+    assert records.startswith(b"{")  # the records, not an HTML page
+    again = toolscore("run", "demo", "--resume", "r", "--html", "r/run.json", cwd=tmp_path)
+    assert again.returncode == 2 and "would destroy the run" in again.stderr
+    assert (tmp_path / "r" / "samples.jsonl").read_bytes() == records

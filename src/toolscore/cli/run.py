@@ -25,6 +25,7 @@ from toolscore.cli.common import (
     progress_wanted,
     stdout,
 )
+from toolscore.records.paths import check_output_path
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -177,6 +178,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
     with UserErrors(), StoppedRuns():
+        check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
         check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:
@@ -206,6 +208,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
         from toolscore.report.html import write_html
 
         with UserErrors():
+            check_output_path(generic["html"], "--html")  # this run's files exist now
             doc["html_report"] = str(write_html(run.path, generic["html"]))
     print_run(doc, json_out)
     exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
