@@ -140,9 +140,15 @@ async def _run_one(benchmark: Benchmark, sample: Sample, epoch: int, client: Any
             record.update(status="error", error=f"harness: {type(e).__name__}: {e}",
                           traceback=traceback.format_exc(limit=5))
         else:
-            async with score_lock:  # scoring may embed text: keep it off the loop, one at a time
-                scores = await asyncio.to_thread(benchmark.score, output, sample)
-            record.update(status="ok", output=output, scores=scores)
+            try:
+                async with score_lock:  # scoring may embed text: off the loop, one at a time
+                    scores = await asyncio.to_thread(benchmark.score, output, sample)
+            except Exception as e:  # the embedder's cache on a full disk, a scorer's bug
+                record.update(status="error", output=output,
+                              error=f"harness: scoring: {type(e).__name__}: {e}",
+                              traceback=traceback.format_exc(limit=5))
+            else:
+                record.update(status="ok", output=output, scores=scores)
     _fill_usage(record, model, ledger)
     record["time_s"] = round(time.perf_counter() - started, 4)
     return record
