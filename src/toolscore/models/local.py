@@ -226,9 +226,15 @@ def check(model_path: Path | None = None, model: str = "smollm2") -> tuple[bool,
         reply = llm._generate_sync([Message(role="user", content="Say hello.")], [],
                                    GenerateConfig(max_tokens=16))
     except ModelCrashed as e:
+        from importlib import metadata
+
+        try:
+            pin = f"=={metadata.version('llama-cpp-python')}"
+        except metadata.PackageNotFoundError:
+            pin = ""
         return False, (f"{e}: this build of llama-cpp-python crashes on this CPU. "
                        "Rebuild it portable: CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install "
-                       "--force-reinstall --no-deps --no-cache-dir llama-cpp-python==0.3.36")
+                       f"--force-reinstall --no-deps --no-cache-dir llama-cpp-python{pin}")
     except InfraError as e:
         return False, f"{e}"
     finally:
