@@ -13,7 +13,10 @@ calls; a turn ends with the turn's ground-truth text):
 
 ==========  ================================================================================
 text        answers in text at once
-truth       the ground-truth calls, one per reply
+truth       the ground-truth calls, one per reply (arguments as recorded: ``session_token``
+            included where the call needs one)
+notoken     the ground-truth calls without ``session_token`` (which the tool documents do
+            not show), as a model that leaves it to the runner sends them
 wrong       a tool that does not exist, then a real action tool the turn does not use
 malformed   the first ground-truth tool (QueryUser without one) with arguments that are not
             JSON, then the ground-truth calls
@@ -28,7 +31,8 @@ loop        the ground-truth calls over and over (``LOOP_CALLS`` calls), on a fi
 
 Fixtures store each conversation's requests compactly (:func:`encode_requests`): the tool
 documents once per file, and each request as the messages it adds to the previous request of
-the same conversation (the length of the shared prefix, then the rest).
+the same conversation (the length of the shared prefix, then the rest). :func:`compare` counts,
+per category, the paired requests of two runners that differ (``perf/tooltalk_requests.py``).
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-POLICIES = ("text", "truth", "wrong", "malformed", "int", "case", "empty", "missing",
-            "beside", "loop")
+POLICIES = ("text", "truth", "notoken", "wrong", "malformed", "int", "case", "empty",
+            "missing", "beside", "loop")
 #: Calls the ``loop`` policy makes in a turn before answering: more than the default cap of
 #: toolscore (30), so that a cap shows.
 LOOP_CALLS = 32
@@ -175,6 +179,8 @@ def decide(policy: str, turn: dict[str, Any], k: int,
     name, args = gt[k]
     if policy in ("int", "case", "empty", "missing"):
         args = variant(policy, name, args, optional)
+    elif policy == "notoken":
+        args = {key: value for key, value in args.items() if key != "session_token"}
     return call(name, args, BESIDE_TEXT if policy == "beside" else None)
 
 
@@ -284,3 +290,105 @@ def decode_requests(encoded: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
             previous = messages
         out[name] = items
     return out
+
+
+# -- comparing two runners' requests ----------------------------------------------------------
+CATEGORIES = ("system", "documents", "sampling", "api shape", "ground truth", "echo", "results")
+API_FIELDS = ("model", "messages", "functions", "tools")
+
+
+def legacy(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as the legacy ``functions`` API would carry it (one call per message)."""
+    if message.get("role") == "tool":
+        return {"role": "function", "name": message.get("name"),
+                "content": message.get("content")}
+    if message.get("tool_calls"):
+        calls = message["tool_calls"]
+        out = {"role": "assistant", "content": message.get("content"),
+               "function_call": {"name": calls[0]["function"]["name"],
+                                 "arguments": calls[0]["function"]["arguments"]}}
+        if len(calls) > 1:
+            out["more_calls"] = [c["function"] for c in calls[1:]]
+        return out
+    return {k: v for k, v in message.items() if k in ("role", "content", "name", "function_call")}
+
+
+def documents(body: dict[str, Any]) -> Any:
+    if "functions" in body:
+        return body["functions"]
+    return [t.get("function", t) for t in body.get("tools") or []]
+
+
+def api_shape(body: dict[str, Any]) -> list[Any]:
+    """Which API carries the request, and the framing of each message: the roles, the empty
+    content of a call (null or ""), the name on a result."""
+    framing = []
+    for m in body["messages"]:
+        legacy_m = legacy(m)
+        if is_call(m):
+            framing.append([m["role"], sorted(k for k in m if k.endswith("call")
+                                              or k == "tool_calls"), legacy_m.get("content")
+                            if legacy_m.get("content") in (None, "") else "text"])
+        elif m.get("role") in ("tool", "function"):
+            framing.append([m["role"], sorted(k for k in m if k in ("name", "tool_call_id")),
+                            legacy_m.get("name")])
+        else:
+            framing.append([m.get("role")])
+    return [sorted(k for k in body if k in ("functions", "tools")), framing]
+
+
+def substance(message: dict[str, Any]) -> dict[str, Any]:
+    """A message in legacy form without its framing (see :func:`api_shape`)."""
+    out = legacy(message)
+    if is_call(out):
+        out["content"] = out.get("content") or None
+    if out["role"] == "function":
+        out.pop("name", None)
+    return out
+
+
+def segments(body: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a request that are compared, each in legacy form."""
+    messages = [substance(m) for m in body["messages"]]
+    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else None
+    rest = messages[1:] if system is not None else messages
+    last = max((i for i, m in enumerate(rest)
+                if m["role"] == "user" or (m["role"] == "assistant" and not is_call(m))),
+               default=-1)
+    current = rest[last + 1:]
+    return {
+        "system": system,
+        "documents": json.dumps(documents(body)),
+        "sampling": {k: v for k, v in body.items() if k not in API_FIELDS},
+        "ground truth": rest[:last + 1],
+        "echo": [m for m in current if m["role"] == "assistant"],
+        "results": [m for m in current if m["role"] == "function"],
+    }
+
+
+def compare(reference: dict[str, list[dict[str, Any]]], ours: dict[str, list[dict[str, Any]]],
+            examples: dict[str, list[Any]], show: int) -> dict[str, int]:
+    counts = dict.fromkeys(("reference", "toolscore", "paired", *CATEGORIES,
+                            "only reference", "only toolscore"), 0)
+    for name in sorted(set(reference) | set(ours)):
+        ref = {(r["turn"], r["step"]): r["body"] for r in reference.get(name, [])}
+        got = {(r["turn"], r["step"]): r["body"] for r in ours.get(name, [])}
+        counts["reference"] += len(ref)
+        counts["toolscore"] += len(got)
+        counts["only reference"] += len(ref.keys() - got.keys())
+        counts["only toolscore"] += len(got.keys() - ref.keys())
+        for where in sorted(ref.keys() & got.keys()):
+            counts["paired"] += 1
+            a, b = segments(ref[where]), segments(got[where])
+            for category in CATEGORIES:
+                if category == "api shape":
+                    differs = api_shape(ref[where]) != api_shape(got[where])
+                    pair = (api_shape(ref[where]), api_shape(got[where]))
+                else:
+                    differs = a[category] != b[category]
+                    pair = (a[category], b[category])
+                if differs:
+                    counts[category] += 1
+                    if len(examples.setdefault(category, [])) < show:
+                        examples[category].append((name, where, *pair))
+    return counts
