@@ -76,8 +76,9 @@ def run_toolscore(policy: str, turns: dict, optional: dict, work: Path) -> list[
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path,
-                        default=Path(os.environ.get("TOOLSCORE_DATA", "/work/shared/datasets")))
+    data = os.environ.get("TOOLSCORE_DATA")
+    parser.add_argument("--data", type=Path, default=Path(data) if data else None,
+                        required=not data, help="the datasets folder (default $TOOLSCORE_DATA)")
     parser.add_argument("--policy", action="append", choices=POLICIES)
     parser.add_argument("--show", type=int, default=0, help="examples printed per category")
     args = parser.parse_args(argv)
