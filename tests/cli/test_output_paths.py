@@ -80,3 +80,17 @@ def test_run_html_never_overwrites_the_runs_own_files(tmp_path: Path) -> None:
     again = toolscore("run", "demo", "--resume", "r", "--html", "r/run.json", cwd=tmp_path)
     assert again.returncode == 2 and "would destroy the run" in again.stderr
     assert (tmp_path / "r" / "samples.jsonl").read_bytes() == records
+
+
+def test_the_default_export_file_is_never_written_through_a_link(tmp_path: Path) -> None:
+    run = evaluate("demo", "oracle", out=tmp_path / "r", cache=None)
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me")
+    for fmt in ("csv", "jsonl"):
+        (run.path / f"export.{fmt}").symlink_to(target)
+        done = toolscore("export", str(run.path), "--format", fmt, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert target.read_text() == "keep me"
+    (run.path / "export.csv").unlink()
+    done = toolscore("export", str(run.path), "--format", "csv", cwd=tmp_path)
+    assert done.returncode == 0 and (run.path / "export.csv").read_text().startswith("id,")

@@ -16,11 +16,13 @@ stay in the run directory. CSV and JSONL need only the standard library; Parquet
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from toolscore.records import RunStore
+from toolscore.records.files import refuse_unsafe, replace_file
 from toolscore.records.store import without_output
 from toolscore.records.table import FORMATS, record_rows, records_frame
 from toolscore.text import printable
@@ -62,13 +64,21 @@ def export_run(path: str | Path, fmt: str, out: str | Path | None = None) -> Pat
     target = Path(out) if out is not None else Path(path) / f"export.{fmt}"
     if target.resolve() == (Path(path) / "samples.jsonl").resolve():
         raise ValueError(f"{target}: refusing to overwrite the run's own samples.jsonl")
+    inside = out is None  # the run's own folder, which may be someone else's: no links there
     if fmt == "parquet":
         frame = load_run(path)
         target.parent.mkdir(parents=True, exist_ok=True)
+        if inside:
+            refuse_unsafe(target)
         frame.to_parquet(target, index=False)
         return target
     columns, rows = run_rows(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    if inside:
+        text = io.StringIO(newline="")
+        write_rows(text, fmt, columns, rows)
+        replace_file(target, [text.getvalue().encode("utf-8")])
+        return target
     with open(target, "w", encoding="utf-8", newline="") as fh:
         write_rows(fh, fmt, columns, rows)
     return target
