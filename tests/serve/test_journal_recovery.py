@@ -153,7 +153,13 @@ def test_sigterm_and_sigint_record_open_episodes_before_exiting(world: Any, tmp_
         sent = play(base, world)
         proc.send_signal(stop)
         proc.wait(60)
-        assert proc.stderr is not None and "Traceback" not in proc.stderr.read().decode()
+        assert proc.stderr is not None
+        said = proc.stderr.read().decode()
+        assert "Traceback" not in said and "Aborted" not in said
+        if stop == signal.SIGINT:  # Ctrl-C: one line, the conventional exit status
+            assert proc.returncode == 130 and said.rstrip().splitlines()[-1] == (
+                f"toolscore: stopped (Ctrl-C); episodes still open were recorded as "
+                f"unfinished in {out}")
     check_records(out, sent)
 
 

@@ -132,8 +132,14 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
                   f"{shown}; each episode's agent gets its own MCP address (mcp_url)",
                   highlight=False, soft_wrap=True)
         with UserErrors():
-            serve_http(episodes, host=host, port=port, token=token,
-                       control_token=control_token, hosts=allow_hosts, origins=allow_origins)
+            try:
+                serve_http(episodes, host=host, port=port, token=token,
+                           control_token=control_token, hosts=allow_hosts,
+                           origins=allow_origins)
+            except KeyboardInterrupt:  # the open episodes are recorded by now
+                err.print(f"toolscore: stopped (Ctrl-C); episodes still open were recorded as "
+                          f"unfinished in {out}", highlight=False, soft_wrap=True, markup=False)
+                raise SystemExit(130) from None
     finally:
         episodes.__exit__(None, None, None)
 
