@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -203,3 +204,16 @@ def test_minilm_st_offline_semantics(monkeypatch):
     assert float(v @ v) == pytest.approx(1.0, abs=1e-5)
     assert sim(a, para) > sim(a, other)
     assert sim(a, para) > 0.5 and sim(a, other) < 0.3
+
+
+def test_an_embedding_cache_that_cannot_be_written_is_said_once_and_scoring_goes_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    cache = EmbeddingCache(tmp_path / "e.sqlite")
+    cache.db.execute("PRAGMA query_only=1")  # every write fails, as on a full disk
+    sim = Similarity("hashing", cache)
+    with caplog.at_level("WARNING", logger="toolscore"):
+        first = sim("book a table for two", "reserve a table for 2")
+        sim.prefetch(["another text", "and one more"])
+    assert 0.0 < first <= 1.0 and len(cache) == 0
+    warned = [r for r in caplog.records if "vectors not stored" in r.getMessage()]
+    assert len(warned) == 1 and str(tmp_path / "e.sqlite") in warned[0].getMessage()
