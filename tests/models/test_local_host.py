@@ -97,3 +97,13 @@ def test_the_child_ends_with_its_parent_and_ignores_ctrl_c(standin: Path) -> Non
     assert model._generate_sync(HELLO, [], GenerateConfig()).text  # still serving
     model.close()  # what this process's exit does: the pipe closes, the child ends
     assert proc.wait(timeout=10) == 0
+
+
+def test_a_process_that_hangs_is_killed_and_said_to_be_hung(
+        standin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STANDIN_SECONDS", "30")  # a deadlock in native code, as seen outside
+    monkeypatch.setenv("TOOLSCORE_LOCAL_TIMEOUT", "1")
+    model = local.LocalModel()
+    with pytest.raises(ModelCrashed, match=r"died of SIGKILL \(killed\) after giving no answer "
+                                           r"for 1 s \(\$TOOLSCORE_LOCAL_TIMEOUT\)"):
+        model._generate_sync(HELLO, [], GenerateConfig())

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import struct
 import subprocess
@@ -37,6 +38,20 @@ from toolscore.models.base import ContextLengthExceeded, InfraError, ModelCrashe
 ENGINE_ENV = "TOOLSCORE_LOCAL_ENGINE"
 DEFAULT_ENGINE = "toolscore.models.local_engine:LlamaEngine"
 _HEADER = struct.Struct(">I")
+
+
+TIMEOUT_ENV = "TOOLSCORE_LOCAL_TIMEOUT"
+# A reply reads at most 8,192 tokens (~80 s on one thread) and writes at most a few hundred:
+# a process silent for ten minutes is hung (a deadlock in native code), not slow.
+ANSWER_TIMEOUT = 600.0
+
+
+def answer_timeout() -> float:
+    value = os.environ.get(TIMEOUT_ENV, "").strip()
+    try:
+        return float(value) if value else ANSWER_TIMEOUT
+    except ValueError:
+        raise ValueError(f"${TIMEOUT_ENV}={value!r}: expected seconds") from None
 
 
 def write_frame(stream: IO[bytes], message: dict[str, Any]) -> None:
@@ -105,6 +120,10 @@ class HostProcess:
             assert proc.stdin is not None and proc.stdout is not None
             try:
                 write_frame(proc.stdin, message)
+                if not select.select([proc.stdout], [], [], answer_timeout())[0]:
+                    proc.kill()  # hung in native code: as good as crashed, and said so
+                    raise self._died(proc, f"after giving no answer for {answer_timeout():g} s "
+                                           f"(${TIMEOUT_ENV}); it was killed")
                 answer = read_frame(proc.stdout)
             except (BrokenPipeError, OSError):
                 answer = None
