@@ -5,14 +5,14 @@
     run.metrics["easy"]["success_rate"]       # 1.0
     run.to_pandas()                            # one row per (sample, epoch)
 
-Everything is imported lazily, so ``import toolscore`` stays cheap.
+Everything is imported lazily, so ``import toolscore`` stays cheap. ``__version__`` is the
+installed package's version (pyproject.toml's, read from its metadata), the one ``toolscore
+--version`` prints and run.json records: one source, so the three never disagree.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-__version__ = "0.2.0.dev0"
 
 _EXPORTS = {
     "evaluate": "toolscore.runs.api", "evaluate_async": "toolscore.runs.api",
@@ -29,6 +29,13 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            return metadata.version("toolscore")
+        except metadata.PackageNotFoundError:  # a source tree that was never installed
+            return "0+unknown"
     if name in _EXPORTS:
         import importlib
 
