@@ -23,10 +23,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             data.dataset(name)
 
 
+# variables toolscore reads as defaults of the common run options
+SETTINGS = ("TOOLSCORE_MODEL", "TOOLSCORE_OUT", "TOOLSCORE_MAX_CONCURRENCY", "TOOLSCORE_CACHE")
+
+
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    for name in SETTINGS:  # the developer's own defaults never reach a test
+        monkeypatch.delenv(name, raising=False)
     if data.ROOT.is_dir():  # the library finds the datasets the suite found (../shared/...)
         monkeypatch.setenv("TOOLSCORE_DATA", str(data.ROOT))
 

@@ -16,12 +16,16 @@ from typing import Any
 
 from support import data
 
+# the developer's own defaults of the common run options never reach a test
+SETTINGS = ("TOOLSCORE_MODEL", "TOOLSCORE_OUT", "TOOLSCORE_MAX_CONCURRENCY", "TOOLSCORE_CACHE")
+
 
 def toolscore(*args: str, cwd: Path, env: dict[str, str] | None = None,
               stdin: str | None = None, timeout: float = 300
               ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m toolscore.cli ARGS`` in ``cwd``; ``env`` adds or overrides variables."""
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    base = {k: v for k, v in os.environ.items()
+            if not k.endswith("_API_KEY") and k not in SETTINGS}
     base.update(XDG_CACHE_HOME=str(cwd / "xdg-cache"), TOOLSCORE_DATA=str(data.ROOT))
     return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd,
                           env={**base, **(env or {})}, input=stdin, capture_output=True,

@@ -116,6 +116,9 @@ class Benchmark:
     Options: ClassVar[type] = NoOptions
     dataset: ClassVar[str | None] = None
     columns: ClassVar[list[Column]] = []
+    # the model a run uses when none is named; None (most benchmarks): naming one is required,
+    # as a measurement of a model nobody chose is worse than a one-line error
+    default_model: ClassVar[str | None] = None
     settings: RunSettings = RunSettings()
     # stored options this instance was built without acting on (see StoredRun): such an
     # instance reads and scores a run, and the runner refuses to run it

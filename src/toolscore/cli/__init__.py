@@ -76,12 +76,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
 @click.version_option(package_name="toolscore")
 @click.option("--debug", is_flag=True,
               help="Also print the Python traceback behind a one-line error or a stopped run.")
-def app(debug: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True,
+              help="Say which .env file was read (the nearest from the working directory up to "
+                   "the project's root; it never overrides a variable already set).")
+def app(debug: bool, verbose: bool) -> None:
     """Evaluate tool-calling assistants and agents: ToolTalk, AutoDE, ToolEval, ACS and your
     own benchmarks, with numbers you can trust and reproduce."""
     from toolscore.cli import common
 
     common.DEBUG = debug
+    with common.UserErrors():
+        said = common.load_dotenv()  # before the command's options: they may default from it
+    if verbose:
+        common.err.print(said, highlight=False, soft_wrap=True, markup=False)
     common.hide_secrets_in_argv()
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -141,3 +143,85 @@ def fmt(value: Any, kind: str = "number", digits: int = 1) -> str:
     if isinstance(value, float):
         return f"{value:.3g}" if abs(value) < 1 else f"{value:.2f}"
     return printable(str(value))  # a cell may hold model or endpoint text
+
+
+# Common run options that may come from the environment (TOOLSCORE_MODEL and
+# TOOLSCORE_MAX_CONCURRENCY through click's envvar, TOOLSCORE_OUT here; TOOLSCORE_CACHE is read
+# where the cache file is chosen, toolscore.models.factory.cache_path, so Python runs honour it
+# too). A bad value is one line naming where it came from: the variable when it was the
+# environment, since the user typed no option and would look for the mistake in the wrong place.
+RUNS_ROOT = "runs"
+
+
+def source_name(param: str, env: str) -> str:
+    """``--flag`` or ``ENV`` as the user gave ``param`` (the latter only from the environment)."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.get_parameter_source(param) is ParameterSource.ENVIRONMENT:
+        return env
+    return "--" + param.replace("_", "-")
+
+
+def whole_number(value: str | int, where: str) -> int:
+    """``value`` as an integer of 1 or more; a one-line ValueError naming ``where``."""
+    text = str(value).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{where} {str(value)!r}: must be a whole number, 1 or more")
+    return int(text)
+
+
+def max_concurrency(value: str | int) -> int:
+    return whole_number(value, source_name("max_concurrency", "TOOLSCORE_MAX_CONCURRENCY"))
+
+
+def runs_root() -> Path:
+    """Where default run directories go: ``$TOOLSCORE_OUT`` (empty: unset), else ``runs``."""
+    value = os.environ.get("TOOLSCORE_OUT", "").strip()
+    if not value:
+        return Path(RUNS_ROOT)
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"TOOLSCORE_OUT {value!r}: not a folder (the folder that holds run "
+                         "directories)")
+    return path
+
+
+# A ``.env`` file for the command: the nearest one from the working directory upwards, up to
+# the filesystem root or the first folder holding ``.git`` (a project's own root: a ``.env``
+# above it belongs to something else). Its variables fill only what the real environment leaves
+# unset, so an exported value always wins, as in every other tool that reads one.
+#
+# Read once when the command starts (never on ``import toolscore``: a library must not change
+# its host's environment), before the options are parsed, so that ``TOOLSCORE_MODEL`` and the
+# other defaults can come from it. python-dotenv is imported only when a file is found.
+def find_dotenv(start: Path | None = None) -> Path | None:
+    """The ``.env`` file that applies in ``start`` (the working directory), or None."""
+    folder = (start or Path.cwd()).resolve()
+    for here in (folder, *folder.parents):
+        candidate = here / ".env"
+        if candidate.is_file():
+            return candidate
+        if (here / ".git").exists():
+            return None
+    return None
+
+
+def load_dotenv(start: Path | None = None) -> str:
+    """Load the applicable ``.env`` without overriding a set variable; what happened, as one
+    line for ``toolscore --verbose``."""
+    path = find_dotenv(start)
+    if path is None:
+        return ".env: none found (from the working directory up to the project's root)"
+    from dotenv import dotenv_values
+
+    try:
+        values = dotenv_values(path)
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: cannot be read as a .env file ({e})") from None
+    kept = sorted(k for k in values if k in os.environ)
+    for key, value in values.items():
+        if key not in os.environ and value is not None:
+            os.environ[key] = value
+    return (f".env: {path} ({len(values) - len(kept)} variables set"
+            + (f"; already set, kept: {', '.join(kept)}" if kept else "") + ")")

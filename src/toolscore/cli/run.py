@@ -22,25 +22,29 @@ from toolscore.cli.common import (
     err,
     exit_if_incomplete,
     fail,
+    max_concurrency,
     progress_wanted,
+    runs_root,
     stdout,
 )
 from toolscore.records.paths import check_output_path
 
-DEFAULT_MODEL = "local/smollm2"
-
 GENERIC = [
-    click.Option(["--model", "-m"], default=None,
-                 help=f"provider/model, e.g. openai/gpt-4o, oracle (default {DEFAULT_MODEL}, "
-                      "or none when the benchmark calls no model)."),
+    click.Option(["--model", "-m"], default=None, envvar="TOOLSCORE_MODEL", show_envvar=True,
+                 help="provider/model, e.g. openai/gpt-4o, oracle; required when the benchmark "
+                      "calls a model (the demo's default: local/smollm2)."),
     click.Option(["--epochs"], type=int, default=1, show_default=True,
                  help="Run each sample this many times (AutoDE: trials)."),
     click.Option(["--limit"], type=int, default=None, help="Run only the first N samples."),
-    click.Option(["--max-concurrency"], type=int, default=8, show_default=True,
+    # read as text and checked by common.whole_number, so a bad value from the environment
+    # is one line naming the variable, not click's usage block naming the option
+    click.Option(["--max-concurrency"], default="8", show_default=True, metavar="INTEGER",
+                 envvar="TOOLSCORE_MAX_CONCURRENCY", show_envvar=True,
                  help="Samples in flight."),
     click.Option(["--out"], type=click.Path(path_type=Path), default=None,
-                 help="Run directory (default runs/<benchmark>-<model>-<hash of the "
-                      "configuration>: the same command again resumes that run)."),
+                 help="Run directory (default RUNS/<benchmark>-<model>-<hash of the "
+                      "configuration>, RUNS being $TOOLSCORE_OUT or runs: the same command "
+                      "again resumes that run)."),
     click.Option(["--resume"], type=click.Path(path_type=Path), default=None,
                  help="Continue this run directory (its run.json decides everything else)."),
     click.Option(["--data"], type=click.Path(path_type=Path), default=None,
@@ -48,7 +52,8 @@ GENERIC = [
     click.Option(["--download/--no-download"], default=True, show_default=True,
                  help="Download the dataset if it is not found."),
     click.Option(["--cache"], type=click.Path(path_type=Path), default=None,
-                 help="Response cache file (SQLite; default ~/.cache/toolscore)."),
+                 help="Response cache file (SQLite; default $TOOLSCORE_CACHE, a file or none, "
+                      "else ~/.cache/toolscore/responses.sqlite)."),
     click.Option(["--no-cache"], is_flag=True, help="Do not cache model responses."),
     click.Option(["--base-url"], default=None, help="OpenAI-compatible endpoint (openai/...)."),
     click.Option(["--timeout"], type=float, default=120.0, show_default=True,
@@ -178,6 +183,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
     with UserErrors(), StoppedRuns():
+        concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
         check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
@@ -185,16 +191,16 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
             raise ValueError("model arguments come from the run's run.json on --resume; "
                              "start a new run to change them")
         if generic["resume"] is not None:
-            run = resume(generic["resume"], max_concurrency=generic["max_concurrency"],
+            run = resume(generic["resume"], max_concurrency=concurrency,
                          cache=None if generic["no_cache"] else generic["cache"],
                          timeout=generic["timeout"], progress=progress_wanted(json_out),
                          shard=generic["shard"], workers=generic["workers"],
                          allow_run_commands=generic["allow_run_commands"],
                          trusted_options=given)
         else:
-            run = evaluate(name, generic["model"], default_model=DEFAULT_MODEL,
+            run = evaluate(name, generic["model"], runs_root=runs_root(),
                            data=generic["data"], out=generic["out"], epochs=generic["epochs"],
-                           limit=generic["limit"], max_concurrency=generic["max_concurrency"],
+                           limit=generic["limit"], max_concurrency=concurrency,
                            cache=cache, base_url=generic["base_url"],
                            timeout=generic["timeout"], download=generic["download"],
                            progress=progress_wanted(json_out), model_args=args,

@@ -16,16 +16,31 @@ DEFAULT = "default"
 
 
 def cache_path(spec: str | Path | None) -> Path | None:
-    """The cache file a spec names: "default" is ``~/.cache/toolscore/responses.sqlite`` (or
-    ``$TOOLSCORE_CACHE``); None and "none" (as a sweep plan says it) are no cache, never a
-    file called none."""
+    """The cache file a spec names: "default" is ``$TOOLSCORE_CACHE`` (a file, or "none" for
+    no cache: a cluster node or CI turns caching off or moves it without changing every
+    command), else ``~/.cache/toolscore/responses.sqlite``; None and "none" (as a sweep plan
+    says it) are no cache, never a file called none. A folder is a one-line ValueError."""
     if spec is None or str(spec) == "none":
         return None
     if str(spec) == DEFAULT:
+        import os
+
+        env = os.environ.get("TOOLSCORE_CACHE", "").strip()
+        if env:
+            return _file(env, "TOOLSCORE_CACHE")
         from toolscore.data import cache_root
 
         return cache_root() / "responses.sqlite"
     return Path(spec)
+
+
+def _file(value: str, where: str) -> Path | None:
+    if value == "none":
+        return None
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise ValueError(f"{where} {value!r}: a folder; give the cache file (SQLite) or none")
+    return path
 
 
 def open_cache(spec: str | Path | None) -> ResponseCache | None:

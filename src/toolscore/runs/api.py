@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import re
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,13 @@ from toolscore.benchmarks.trust import EVERYTHING, Trust
 from toolscore.models.base import ModelCrashed
 from toolscore.records import RUN_FILE, NotStored, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record, without_output
+from toolscore.runs.identity import (
+    NO_MODEL,
+    default_run_dir,
+    run_identity,
+    same_run,
+    slug,
+)
 from toolscore.runs.rebuild import check_trusted, rebuild_benchmark, refuse_withheld
 from toolscore.runs.runner import (
     RunOptions,
@@ -39,7 +45,8 @@ from toolscore.runs.stopped import RunStopped, interrupted, stop_facts, stoppabl
 from toolscore.runs.workers import WorkerError, WorkerJob, check_workers, run_in_workers
 
 T = TypeVar("T")
-NO_MODEL = "none"
+__all__ = ["NO_MODEL", "Run", "default_run_dir", "evaluate", "evaluate_async", "load_run",
+           "resume", "resume_async", "run_identity", "score", "score_files", "slug"]
 
 
 @dataclass
@@ -97,47 +104,6 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return pool.submit(lambda: asyncio.run(make())).result()
 
 
-def run_identity(benchmark: str, model: str, *, options: dict[str, Any] | None = None,
-                 model_args: dict[str, Any] | None = None, epochs: int = 1,
-                 limit: int | None = None, base_url: str | None = None,
-                 data: str | Path | None = None) -> dict[str, Any]:
-    """Everything that decides a run's results, as plain JSON: the run's name is its hash.
-
-    Settings that change how fast a run goes but not what it computes (concurrency, timeout,
-    cache, shards) are left out on purpose, so that changing them resumes the same run.
-    """
-    from toolscore.models.base import strip_credentials
-
-    return {"benchmark": benchmark, "model": model, "options": dict(options or {}),
-            "model_args": dict(model_args or {}), "epochs": epochs, "limit": limit,
-            "base_url": strip_credentials(base_url), "data": _str(data)}
-
-
-def slug(text: str) -> str:
-    """A name safe in a path on every platform (runs of other characters become '_')."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
-
-
-def default_run_dir(benchmark: str, model: str, identity: dict[str, Any] | None = None,
-                    root: str | Path = "runs") -> Path:
-    """``runs/<benchmark>-<model>-<hash>``: the same configuration always names the same
-    directory (no timestamp), so repeating a command resumes or reports a finished run
-    instead of starting over. ``identity`` defaults to the bare benchmark and model."""
-    from toolscore.models.cache import sha256_json
-
-    ident = identity if identity is not None else run_identity(benchmark, model)
-    return Path(root) / f"{slug(benchmark)}-{slug(model)}-{sha256_json(ident)[:10]}"
-
-
-def _same_run(config: RunConfig, identity: dict[str, Any]) -> bool:
-    """Does an existing run.json describe the run ``identity`` names? (Its data folder is
-    stored resolved, so it is not compared; the directory name already carries it.)"""
-    stored = run_identity(config.benchmark, config.model, options=config.options,
-                          model_args=config.model_args, epochs=config.epochs,
-                          limit=config.limit, base_url=config.base_url)
-    return {**stored, "data": None} == {**identity, "data": None}
-
-
 def _benchmark(benchmark: str | Benchmark, data: str | Path | None, download: bool,
                options: dict[str, Any]) -> Benchmark:
     if isinstance(benchmark, Benchmark):
@@ -169,13 +135,15 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                          default_model: str | None = None,
                          model_args: dict[str, Any] | None = None,
                          shard: str | tuple[int, int] | None = None, workers: int = 1,
-                         **options: Any) -> Run:
+                         runs_root: str | Path = "runs", **options: Any) -> Run:
     """Run ``benchmark`` (a registered name or a Benchmark object) with ``model`` into a new
     run directory ``out``; ``options`` are the benchmark's own (see ``toolscore run NAME
-    --help``). ``model`` may be None for a benchmark that calls no model; ``default_model``
-    is used when it does and none is given.
+    --help``). ``model`` may be None for a benchmark that calls no model; when it calls one,
+    ``default_model`` or the benchmark's own default (the demo's embedded model) is used, and
+    with neither it is a one-line error rather than a run of a model nobody chose.
 
-    Without ``out`` the directory is :func:`default_run_dir` of the run's configuration: when
+    Without ``out`` the directory is :func:`default_run_dir` of the run's configuration, under
+    ``runs_root``: when
     it already holds that run, the run is resumed (a finished one: nothing runs, no model
     call). ``shard`` ("K/N") runs only the K-th of N deterministic parts of the samples; the
     shards of one run may run at once into the same directory (see :mod:`toolscore.records`).
@@ -190,18 +158,20 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
     args = ModelArgs.from_dict(model_args, "model argument").to_dict()
     bench = _benchmark(benchmark, data, download, options)
     if model is None:
-        if bench.uses_model() and default_model is None:
-            raise OptionError(f"benchmark {bench.name!r} needs a model (model='provider/name')")
-        model = default_model if bench.uses_model() else NO_MODEL
+        model = (default_model or bench.default_model) if bench.uses_model() else NO_MODEL
+        if model is None:
+            raise OptionError(f"benchmark {bench.name!r} needs a model: give --model "
+                              "provider/name or set TOOLSCORE_MODEL (in Python: "
+                              "model='provider/name')")
     stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
     parts = parse_shard(shard)
     check_workers(workers, parts)
     identity = run_identity(bench.name, model, options=stored, model_args=args, epochs=epochs,
                             limit=limit, base_url=base_url, data=data)
-    store = RunStore(out or default_run_dir(bench.name, model, identity))
+    store = RunStore(out or default_run_dir(bench.name, model, identity, runs_root))
     new = not store.exists()
     if not new and (out is not None and parts is None
-                    or not _same_run(store.config(), identity)):
+                    or not same_run(store.config(), identity)):
         raise RunStoreError(f"{store.path}: already a run directory; use --resume {store.path} "
                             "(in Python: toolscore.resume)")
     data_dir = bench.config().get("data_dir") if isinstance(benchmark, str) else None

@@ -51,6 +51,7 @@ class DemoBenchmark(ToolTalkBenchmark):
                    "package)")
     Options = DemoOptions
     dataset = None
+    default_model = "local/smollm2"  # the demo runs offline, out of the box
 
     @classmethod
     def tool_sources(cls, options: Any) -> dict[str, Any]:
