@@ -35,7 +35,11 @@ GENERIC = [
                       "calls a model (the demo's default: local/smollm2)."),
     click.Option(["--epochs"], type=int, default=1, show_default=True,
                  help="Run each sample this many times (AutoDE: trials)."),
-    click.Option(["--limit"], type=int, default=None, help="Run only the first N samples."),
+    click.Option(["--limit"], default=None, metavar="N|A-B",
+                 help="Run only the first N samples, or samples A to B (counted from 1, both "
+                      "included, as Inspect's --limit)."),
+    click.Option(["--sample-id", "sample_id"], multiple=True, metavar="ID[,ID...]",
+                 help="Run only the samples with these ids (comma-separated, repeatable)."),
     # read as text and checked by common.whole_number, so a bad value from the environment
     # is one line naming the variable, not click's usage block naming the option
     click.Option(["--max-concurrency"], default="8", show_default=True, metavar="INTEGER",
@@ -201,6 +205,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
             run = evaluate(name, generic["model"], runs_root=runs_root(),
                            data=generic["data"], out=generic["out"], epochs=generic["epochs"],
                            limit=generic["limit"], max_concurrency=concurrency,
+                           sample_ids=list(generic["sample_id"]) or None,
                            cache=cache, base_url=generic["base_url"],
                            timeout=generic["timeout"], download=generic["download"],
                            progress=progress_wanted(json_out), model_args=args,

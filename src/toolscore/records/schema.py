@@ -45,7 +45,8 @@ class RunConfig:
     model_args: dict[str, Any] = field(default_factory=dict)
     base_url: str | None = None
     epochs: int = 1
-    limit: int | None = None
+    limit: int | list[int] | None = None  # N, or [A, B]: samples A to B counted from 1
+    sample_ids: list[str] | None = None  # only these samples (--sample-id)
     max_concurrency: int = 8
     timeout: float = 120.0
     cache: str | None = None  # the response cache file the run used (None: no cache)
@@ -161,7 +162,8 @@ _SAMPLE_TYPES: dict[str, tuple[type, ...]] = {
 _RUN_TYPES: dict[str, tuple[type, ...]] = {
     "options": (dict,), "benchmark_config": (dict,), "model_identity": (dict,),
     "model_args": (dict,), "data": (str, type(None)), "base_url": (str, type(None)),
-    "epochs": (int,), "limit": (int, type(None)), "max_concurrency": (int,),
+    "epochs": (int,), "limit": (int, list, type(None)),
+    "sample_ids": (list, type(None)), "max_concurrency": (int,),
     "timeout": _NUMBER, "cache": (str, type(None)), "created": (str,), "versions": (dict,),
     "command": (list,)}
 

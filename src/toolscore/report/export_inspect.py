@@ -158,7 +158,9 @@ def _header(store: RunStore, totals: _Totals) -> tuple[dict[str, Any], SampleCon
         "dataset": {"name": bench, "location": config.get("data"), "samples": len(totals.ids)},
         "model": model, "model_base_url": config.get("base_url"),
         "model_args": finite(config.get("model_args") or {}),
-        "config": {"epochs": int(config.get("epochs") or 1), "limit": config.get("limit"),
+        "config": {"epochs": int(config.get("epochs") or 1),
+                   "limit": inspect_limit(config.get("limit")),
+                   "sample_id": config.get("sample_ids"),
                    "max_samples": config.get("max_concurrency")},
         "packages": {str(k): str(v) for k, v in (config.get("versions") or {}).items()},
         "metadata": finite({"toolscore": {
@@ -277,3 +279,11 @@ def validation_line(path: str | Path) -> str:
     read = validate_inspect_log(path)
     return (f"inspect_ai read {path}: status {read['status']}, {read['samples']} samples "
             f"({read['errors']} with an error), scores {', '.join(read['scores']) or '-'}")
+
+
+def inspect_limit(limit: Any) -> Any:
+    """run.json's limit as Inspect stores it: N as is, samples A to B (counted from 1) as
+    Inspect's (start, stop) slice, (A - 1, B)."""
+    if isinstance(limit, list) and len(limit) == 2:
+        return [limit[0] - 1, limit[1]]
+    return limit

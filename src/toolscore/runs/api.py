@@ -37,9 +37,12 @@ from toolscore.runs.runner import (
     RunSummary,
     execute_run,
     new_run_config,
+    parse_limit,
+    parse_sample_ids,
     parse_shard,
     pending,
     rescore,
+    select,
 )
 from toolscore.runs.stopped import RunStopped, interrupted, stop_facts, stoppable
 from toolscore.runs.workers import WorkerError, WorkerJob, check_workers, run_in_workers
@@ -127,7 +130,8 @@ def _given_options(bench: Benchmark, options: dict[str, Any]) -> dict[str, Any]:
 
 async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *,
                          data: str | Path | None = None, out: str | Path | None = None,
-                         epochs: int = 1, limit: int | None = None, max_concurrency: int = 8,
+                         epochs: int = 1, limit: int | str | tuple[int, int] | None = None,
+                         sample_ids: list[str] | str | None = None, max_concurrency: int = 8,
                          cache: str | Path | None = "default", base_url: str | None = None,
                          timeout: float = 120.0, progress: bool | str = False,
                          download: bool = True,
@@ -148,7 +152,9 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
     call). ``shard`` ("K/N") runs only the K-th of N deterministic parts of the samples; the
     shards of one run may run at once into the same directory (see :mod:`toolscore.records`).
     ``workers`` > 1 runs the samples in that many processes (:mod:`toolscore.runs.workers`):
-    the same results, for a harness that one process cannot keep up with.
+    the same results, for a harness that one process cannot keep up with. ``limit`` is N (the
+    first N samples) or "A-B" (samples A to B, from 1, as Inspect counts), ``sample_ids`` only
+    those samples (a list or "a,b,c"); both are part of the run's identity.
 
     ``model_args`` (e.g. ``{"temperature": 1.0, "reasoning_effort": "low", "top_p": 0.9}``)
     replace the benchmark's generation settings on every call of the model; unset ones leave
@@ -164,10 +170,14 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                               "provider/name or set TOOLSCORE_MODEL (in Python: "
                               "model='provider/name')")
     stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
+    limit = parse_limit(limit)
+    ids = parse_sample_ids(sample_ids)
+    if ids is not None:
+        select(bench.samples(), None, ids)  # an unknown id: one line before anything is written
     parts = parse_shard(shard)
     check_workers(workers, parts)
     identity = run_identity(bench.name, model, options=stored, model_args=args, epochs=epochs,
-                            limit=limit, base_url=base_url, data=data)
+                            limit=limit, base_url=base_url, data=data, sample_ids=ids)
     store = RunStore(out or default_run_dir(bench.name, model, identity, runs_root))
     new = not store.exists()
     if not new and (out is not None and parts is None
@@ -182,7 +192,7 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                               cache, timeout, progress, on_record, new=new, options=stored,
                               data=data_dir if data_dir is not None else _str(data),
                               model_args=args, shard=parts, workers=workers,
-                              registered=isinstance(benchmark, str))
+                              registered=isinstance(benchmark, str), sample_ids=ids)
 
 
 def _str(value: str | Path | None) -> str | None:
@@ -215,7 +225,8 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
                               timeout or config.timeout, progress, on_record, new=False,
                               options=config.options, data=config.data,
                               model_args=stored_model_args(config, store.path), shard=parts,
-                              workers=workers, registered=benchmark is None)
+                              workers=workers, registered=benchmark is None,
+                              sample_ids=config.sample_ids)
 
 
 def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
@@ -229,12 +240,12 @@ def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
 
 
 async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str | None,
-                   epochs: int, limit: int | None, max_concurrency: int,
+                   epochs: int, limit: int | list[int] | None, max_concurrency: int,
                    cache: str | Path | None, timeout: float, progress: bool | str,
                    on_record: Any, *, new: bool, options: dict[str, Any],
                    data: str | None, model_args: dict[str, Any] | None = None,
                    shard: tuple[int, int] | None = None, workers: int = 1,
-                   registered: bool = False) -> Run:
+                   registered: bool = False, sample_ids: list[str] | None = None) -> Run:
     from toolscore.models.base import model_secrets, redact_argv, strip_credentials
     from toolscore.models.factory import cache_path, make_client
 
@@ -252,6 +263,7 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
         model, role="assistant", base_url=base_url, timeout=timeout, model_args=model_args,
         cache=cache_file if workers == 1 else None, max_concurrency=concurrency)
     run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
+                             sample_ids=sample_ids,
                              progress=progress, shard=shard)
     if client is not None and (new or pending(bench, store, run_options)[1]):
         await client.preflight()  # a wrong address: one line now, not after every retry

@@ -15,18 +15,25 @@ NO_MODEL = "none"
 
 def run_identity(benchmark: str, model: str, *, options: dict[str, Any] | None = None,
                  model_args: dict[str, Any] | None = None, epochs: int = 1,
-                 limit: int | None = None, base_url: str | None = None,
-                 data: str | Path | None = None) -> dict[str, Any]:
+                 limit: int | list[int] | None = None, base_url: str | None = None,
+                 data: str | Path | None = None,
+                 sample_ids: list[str] | None = None) -> dict[str, Any]:
     """Everything that decides a run's results, as plain JSON: the run's name is its hash.
 
     Settings that change how fast a run goes but not what it computes (concurrency, timeout,
     cache, shards) are left out on purpose, so that changing them resumes the same run.
+    ``sample_ids`` appears only when given, so the runs made before it existed keep their
+    names.
     """
     from toolscore.models.base import strip_credentials
 
-    return {"benchmark": benchmark, "model": model, "options": dict(options or {}),
-            "model_args": dict(model_args or {}), "epochs": epochs, "limit": limit,
-            "base_url": strip_credentials(base_url), "data": None if data is None else str(data)}
+    identity = {"benchmark": benchmark, "model": model, "options": dict(options or {}),
+                "model_args": dict(model_args or {}), "epochs": epochs, "limit": limit,
+                "base_url": strip_credentials(base_url),
+                "data": None if data is None else str(data)}
+    if sample_ids is not None:
+        identity["sample_ids"] = list(sample_ids)
+    return identity
 
 
 def slug(text: str) -> str:
@@ -50,5 +57,6 @@ def same_run(config: RunConfig, identity: dict[str, Any]) -> bool:
     stored resolved, so it is not compared; the directory name already carries it.)"""
     stored = run_identity(config.benchmark, config.model, options=config.options,
                           model_args=config.model_args, epochs=config.epochs,
-                          limit=config.limit, base_url=config.base_url)
+                          limit=config.limit, base_url=config.base_url,
+                          sample_ids=config.sample_ids)
     return {**stored, "data": None} == {**identity, "data": None}

@@ -73,7 +73,10 @@ class SampleModel:
 class RunOptions:
     max_concurrency: int = 8
     epochs: int = 1
-    limit: int | None = None
+    # N (the first N samples) or [A, B] (samples A to B, 1-based and inclusive, as Inspect's
+    # --limit A-B); sample_ids: only these, in the benchmark's order
+    limit: int | list[int] | None = None
+    sample_ids: list[str] | None = None
     progress: bool | str = True  # "bar", "lines" (plain lines for logs) or False
     shard: tuple[int, int] | None = None  # (K, N): only the K-th of N parts of the samples
     # only these (sample id, epoch) keys, in this order: a worker's share of the unfinished
@@ -82,9 +85,47 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         # samples[:-1] would quietly drop the last sample, and 0 would do nothing and exit 0
-        for name, value in (("epochs", self.epochs), ("limit", self.limit)):
-            if value is not None and (type(value) is not int or value < 1):
-                raise ValueError(f"--{name} {value!r}: must be a whole number, 1 or more")
+        if type(self.epochs) is not int or self.epochs < 1:
+            raise ValueError(f"--epochs {self.epochs!r}: must be a whole number, 1 or more")
+        self.limit = parse_limit(self.limit)
+
+
+def parse_limit(limit: Any) -> int | list[int] | None:
+    """``N``, ``"N"``, ``"A-B"`` or ``(A, B)`` (1 <= A <= B) as N or [A, B]; a one-line
+    ValueError naming ``--limit`` otherwise (samples[:-1] would quietly drop the last sample,
+    and 0 or an inverted range would run nothing and exit 0)."""
+    if limit is None:
+        return None
+    bad = ValueError(f"--limit {limit}: must be a whole number, 1 or more, or a range A-B "
+                     "with 1 <= A <= B (samples A to B, counted from 1)")
+    if isinstance(limit, str):
+        first, sep, last = limit.strip().partition("-")
+        if not (first.strip().isdigit() and (not sep or last.strip().isdigit())):
+            raise bad
+        limit = (int(first), int(last)) if sep else int(first)
+    if type(limit) is int:
+        if limit < 1:
+            raise bad
+        return limit
+    if (isinstance(limit, (list, tuple)) and len(limit) == 2
+            and all(type(v) is int for v in limit) and 1 <= limit[0] <= limit[1]):
+        return [limit[0], limit[1]]
+    raise bad
+
+
+def select(samples: list[Sample], limit: int | list[int] | None,
+           sample_ids: list[str] | None) -> list[Sample]:
+    """The samples a run covers: ``--sample-id`` (an unknown id is a one-line ValueError
+    naming them), then ``--limit``."""
+    if sample_ids is not None:
+        wanted = {str(i) for i in sample_ids}
+        unknown = sorted(wanted - {str(s.id) for s in samples})
+        if unknown:
+            raise ValueError(f"--sample-id: no sample with id {', '.join(unknown)}")
+        samples = [s for s in samples if str(s.id) in wanted]
+    if isinstance(limit, list):
+        return samples[limit[0] - 1:limit[1]]
+    return samples if limit is None else samples[:limit]
 
 
 def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
@@ -119,6 +160,7 @@ def new_run_config(benchmark: Benchmark, model_name: str, model_identity: dict[s
     return RunConfig(
         benchmark=benchmark.name, model=model_name, benchmark_config=benchmark.config(),
         model_identity=model_identity, epochs=run_options.epochs, limit=run_options.limit,
+        sample_ids=run_options.sample_ids,
         max_concurrency=run_options.max_concurrency,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         versions=package_versions(), command=list(sys.argv), **fields)
@@ -167,9 +209,7 @@ def pending(benchmark: Benchmark, store: RunStore,
             options: RunOptions) -> tuple[int, list[tuple[Sample, int]]]:
     """(how many (sample, epoch) pairs the run or its part has, those not yet finished in the
     order they start: longest first when the benchmark can tell)."""
-    samples = benchmark.samples()
-    if options.limit is not None:
-        samples = samples[: options.limit]
+    samples = select(benchmark.samples(), options.limit, options.sample_ids)
     if options.assigned is not None:  # planned by the parent: all unfinished, in order
         by_id = {s.id: s for s in samples}
         every = [(by_id[i], e) for i, e in options.assigned]
@@ -265,3 +305,20 @@ def rescore(benchmark: Benchmark, store: RunStore,
                     f"{r.get('epoch', 0)}): output: not in the shape {benchmark.name} stores "
                     f"({type(e).__name__}: {e})") from None
         yield r
+
+
+def parse_sample_ids(ids: list[str] | tuple[str, ...] | str | None) -> list[str] | None:
+    """"a,b,c" (or a list, each item possibly "a,b") as ids in the order given, without
+    repeats; None when none is given. An empty list is a one-line ValueError: it would run
+    nothing and exit 0."""
+    if ids is None:
+        return None
+    items = [ids] if isinstance(ids, str) else list(ids)
+    out: list[str] = []
+    for item in items:
+        for part in str(item).split(","):
+            if part.strip() and part.strip() not in out:
+                out.append(part.strip())
+    if not out:
+        raise ValueError(f"--sample-id {','.join(map(str, items))!r}: no sample id given")
+    return out
