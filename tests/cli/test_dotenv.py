@@ -3,10 +3,14 @@ holding ``.git``) fills what the real environment leaves unset; ``--verbose`` sa
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from support.cli import json_doc, toolscore
+from support.data import dataset
 
+from toolscore.benchmarks.base import OptionError
 from toolscore.cli.common import find_dotenv
 from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.testing.oracle_replies import oracle_recording
@@ -42,10 +46,22 @@ def test_verbose_says_which_file(tmp_path: Path) -> None:
     done = toolscore("--verbose", "benchmarks", cwd=work, env={"OPENAI_API_KEY": "sk-real"})
     assert done.returncode == 0, done.stderr
     line = " ".join(done.stderr.split())
-    assert f".env: {tmp_path / 'project' / '.env'} (1 variables set; already set, kept: " \
-           "OPENAI_API_KEY)" in line
+    assert f".env: {tmp_path / 'project' / '.env'} (set 1 of its 2 variables; already set, " \
+           "kept: OPENAI_API_KEY)" in line
     quiet = toolscore("benchmarks", cwd=work)
     assert ".env" not in quiet.stderr
+
+
+def test_python_never_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the command reads a .env: importing or using the library leaves the host's
+    environment as it is."""
+    monkeypatch.chdir(_project(tmp_path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    import toolscore
+
+    with pytest.raises(OptionError, match="TOOLSCORE_MODEL"):
+        toolscore.evaluate("tooltalk", data=dataset("tooltalk"), split="easy", limit=1)
+    assert "OPENAI_API_KEY" not in os.environ and "TOOLSCORE_MODEL" not in os.environ
 
 
 def test_the_search_stops_at_the_project_root(tmp_path: Path) -> None:

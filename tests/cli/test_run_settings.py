@@ -12,6 +12,7 @@ from support.data import dataset
 
 import toolscore as package
 from toolscore.benchmarks.base import OptionError
+from toolscore.benchmarks.registry import make_benchmark
 
 DEMO = ("run", "demo", "--embedder", "hashing", "--limit", "1", "--json")
 NEEDS_MODEL = ("benchmark 'tooltalk' needs a model: give --model provider/name or set "
@@ -25,6 +26,9 @@ def test_a_forgotten_model_is_one_line_in_the_command_and_in_python(tmp_path: Pa
         package.evaluate("tooltalk", data=dataset("tooltalk"), split="easy", limit=1,
                          out=tmp_path / "py")
     assert not (tmp_path / "runs").exists() and not (tmp_path / "py").exists()
+    # only the demo, which runs offline out of the box, has a model of its own
+    assert make_benchmark("demo", embedder="hashing").default_model == "local/smollm2"
+    assert make_benchmark("tooltalk", data=dataset("tooltalk")).default_model is None
 
 
 def test_model_and_runs_folder_from_the_environment(tmp_path: Path) -> None:

@@ -223,5 +223,5 @@ def load_dotenv(start: Path | None = None) -> str:
     for key, value in values.items():
         if key not in os.environ and value is not None:
             os.environ[key] = value
-    return (f".env: {path} ({len(values) - len(kept)} variables set"
+    return (f".env: {path} (set {len(values) - len(kept)} of its {len(values)} variables"
             + (f"; already set, kept: {', '.join(kept)}" if kept else "") + ")")
