@@ -240,7 +240,10 @@ class Reply:
 class GenerateConfig:
     """Generation settings; part of the cache key.
 
-    ``tool_choice`` is "auto", "required", "none" or a tool name. ``epoch`` separates repeated
+    ``tool_choice`` is "auto", "required", "none" or a tool name. ``temperature``,
+    ``max_tokens``, ``seed`` and ``tool_choice`` may be None: not sent, the model's own default
+    applies (a benchmark whose reference sends none of them, such as ToolTalk's runner, must
+    leave them out to send what it sends). ``epoch`` separates repeated
     samples in the cache. What the ``oracle`` replays travels beside the request
     (:func:`toolscore.models.oracle.reference`), never in it, so it is in no cache key.
 
@@ -250,11 +253,11 @@ class GenerateConfig:
     the cache keys of every request made before they existed stay valid.
     """
 
-    temperature: float = 0.0
+    temperature: float | None = 0.0
     max_tokens: int | None = 512
     seed: int | None = 0
     top_p: float | None = None
-    tool_choice: str = "auto"
+    tool_choice: str | None = "auto"
     epoch: int = 0
     reasoning_effort: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -42,7 +42,7 @@ def test_a_benchmark_option_of_the_same_name_keeps_its_flag() -> None:
     tooltalk = invoke("run", "tooltalk", "--help").output
     autode = invoke("run", "autode", "--help").output
     assert "Sampling temperature of every model call" in tooltalk  # generic
-    assert "Token limit of each model reply.  [default:" in tooltalk  # ToolTalk's own
+    assert "Token limit of each model reply (default:" in tooltalk  # ToolTalk's own
     assert "Assistant sampling temperature" in autode  # AutoDE's own
     assert "Sampling temperature of every model call" not in autode
     for text in (tooltalk, autode):

@@ -115,13 +115,15 @@ def build_request(
     check_config(config)
     system, msgs = to_anthropic_messages(messages)
     req: dict[str, Any] = {"model": model, "messages": msgs,
-                           "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
-                           "temperature": config.temperature}
+                           "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS}
+    if config.temperature is not None:  # None: the API's default
+        req["temperature"] = config.temperature
     if system:
         req["system"] = system
     if tools:
         req["tools"] = [to_anthropic_tool(t) for t in tools]
-        req["tool_choice"] = tool_choice_param(config.tool_choice)
+        if config.tool_choice is not None:  # None: the API's default ("auto")
+            req["tool_choice"] = tool_choice_param(config.tool_choice)
     if config.top_p is not None:
         req["top_p"] = config.top_p
     req.update(config.extra)

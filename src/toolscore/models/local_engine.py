@@ -72,7 +72,7 @@ def plan(tools: list[ToolSpec], config: GenerateConfig) -> tuple[str | None, boo
     from toolscore.models.toolgrammar import call_grammar
 
     limit = config.max_tokens or 10**9
-    choice = config.tool_choice
+    choice = config.tool_choice or "auto"  # None: not set, what an API does by default
     if not tools or choice == "none":
         return None, False, min(limit, TEXT_TOKENS)
     only = None if choice in ("auto", "required") else choice

@@ -74,9 +74,10 @@ def settings_and_drops(config: GenerateConfig, has_tools: bool, family: Family =
     is unchanged byte for byte when no model argument is set.
     """
     out: dict[str, Any] = {}
-    if has_tools:
+    if has_tools and config.tool_choice is not None:  # None: not sent (the API's "auto")
         out["tool_choice"] = tool_choice_param(config.tool_choice)
-    out["temperature"] = config.temperature
+    if config.temperature is not None:
+        out["temperature"] = config.temperature
     if config.max_tokens is not None:
         out[max_tokens_param or family.max_tokens_param] = config.max_tokens
     if config.seed is not None:

@@ -44,7 +44,7 @@ class ReplayModel:
                     rec = json.loads(line)
                     req = rec["request"]
                     key = replay_key(req["messages"], req.get("tools") or [],
-                                     (req.get("config") or {}).get("tool_choice", "auto"))
+                                     (req.get("config") or {}).get("tool_choice") or "auto")
                     epoch = int((req.get("config") or {}).get("epoch", 0))
                     self._replies.setdefault(key, []).append((epoch, rec["reply"]))
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError):
@@ -61,7 +61,7 @@ class ReplayModel:
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> Reply:
         key = replay_key([m.to_dict() for m in messages], [t.to_dict() for t in tools],
-                         config.tool_choice)
+                         config.tool_choice or "auto")  # unset: the APIs' "auto"
         found = self._replies.get(key)
         if not found:
             raise InfraError(f"no recorded reply for this request in {self.path}",

@@ -80,9 +80,24 @@ class RunView:
         figures are not comparable with the reference protocol's."""
         label = self._label()
         protocol = self.protocol()
+        deviation = self.sampling_deviation()
+        if deviation:
+            label = f"{label}, {deviation}" if label else deviation
         if protocol and protocol not in (label or ""):
             return f"{protocol}, {label}" if label else protocol
         return label
+
+    def sampling_deviation(self) -> str | None:
+        """A run whose benchmark sends the reference's sampling fields (none: run.json's
+        ``sampling`` says "as the reference...") but whose model arguments set one sends
+        what the reference does not: the report says so."""
+        stored = self.config.get("benchmark_config") or {}
+        if not str(stored.get("sampling") or "").startswith("as the reference"):
+            return None
+        args = self.config.get("model_args") or {}
+        sent = [f"{k}={args[k]}" for k in ("temperature", "max_tokens", "seed", "top_p")
+                if args.get(k) is not None]
+        return f"sampling deviates from the reference: {', '.join(sent)} sent" if sent else None
 
     def protocol(self) -> str | None:
         """The protocol run.json names (None: the benchmark's reference protocol)."""

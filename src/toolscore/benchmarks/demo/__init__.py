@@ -41,6 +41,9 @@ def data_dir() -> Path:
 class DemoOptions(ToolTalkOptions):
     max_calls_per_turn: int | None = option(
         MAX_CALLS_PER_TURN, "Stop a turn after this many tool calls.")
+    # the demo is toolscore's own: it asks for its own sampling, not the reference's
+    max_tokens: int | None = option(512, "Token limit of each model reply.")
+    seed: int | None = option(0, "Sampling seed sent to the model.")
 
 
 class DemoBenchmark(ToolTalkBenchmark):
@@ -52,6 +55,7 @@ class DemoBenchmark(ToolTalkBenchmark):
     Options = DemoOptions
     dataset = None
     default_model = "local/smollm2"  # the demo runs offline, out of the box
+    reference_requests = False  # its own prompt, documents and sampling
 
     @classmethod
     def tool_sources(cls, options: Any) -> dict[str, Any]:

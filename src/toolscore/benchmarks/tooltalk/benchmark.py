@@ -38,6 +38,13 @@ from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord, MatchContext, Tool
 from toolscore.types import GenerateConfig, ToolSpec
 
+# What the default mode's run.json says of its sampling when the user sets none; a model
+# argument setting one of REFERENCE_UNSENT then labels the report (report/view.py).
+REFERENCE_SAMPLING = "as the reference: temperature, max_tokens, seed, tool_choice not sent"
+REFERENCE_UNSENT = ("temperature", "max_tokens", "seed", "top_p")
+# toolscore's own modes (strict, free-running, the demo): greedy, bounded and seeded
+OWN_SAMPLING = {"max_tokens": 512, "seed": 0}
+
 COLUMNS = [
     Column("conversations", "convs", "count"),
     Column("success_rate", "success"),
@@ -58,6 +65,9 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
     Options = ToolTalkOptions
     dataset = "tooltalk"
     columns = COLUMNS
+    # The default mode sends what ToolTalk's runner sends; a benchmark reusing this class over
+    # its own data (the demo) sends toolscore's own requests.
+    reference_requests = True
 
     @classmethod
     def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
@@ -95,8 +105,8 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         embedder: str = "minilm",
         plugins: list[Plugin] | None = None,
         name: str | None = None,
-        max_tokens: int | None = 512,
-        seed: int = 0,
+        max_tokens: int | None = None,
+        seed: int | None = None,
         max_calls_per_turn: int | None = None,
         remote: Any = None,
         protocol: Protocol = "reference",
@@ -132,11 +142,43 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
                 "strict": self.strict, "embedder": self.embedder_name,
                 "embedder_id": get_embedder(self.embedder_name).name,
                 "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
-                "seed": self.seed, "env_seed": 489,
+                "seed": self.seed, "sampling": self.sampling_label(), "env_seed": 489,
                 "max_calls_per_turn": self.max_calls,
                 **({"mcp_server": self.remote.describe()} if self.remote else {}),
                 # only when not the default, so a reference run's run.json is unchanged
                 **({"protocol": self.protocol} if self.protocol != "reference" else {})}
+
+    @property
+    def faithful(self) -> bool:
+        """Does this run send ToolTalk's runner's requests (the default mode)? Strict mode
+        and the free-running protocol are toolscore's own, and so is the demo."""
+        return (type(self).reference_requests and not self.strict
+                and self.protocol == "reference")
+
+    def generate_config(self, epoch: int) -> GenerateConfig:
+        """ToolTalk's runner sends no temperature, token limit, seed or tool choice (the
+        API's defaults apply), so the default mode leaves them unset; a value the user sets
+        (``--max-tokens``, ``--seed``, model arguments) is sent and labelled. Toolscore's own
+        modes ask for greedy, bounded, seeded replies."""
+        if self.faithful:
+            return GenerateConfig(temperature=None, max_tokens=self.max_tokens, seed=self.seed,
+                                  tool_choice=None, epoch=epoch)
+        return GenerateConfig(temperature=0.0, max_tokens=OWN_SAMPLING["max_tokens"]
+                              if self.max_tokens is None else self.max_tokens,
+                              seed=OWN_SAMPLING["seed"] if self.seed is None else self.seed,
+                              epoch=epoch)
+
+    def sampling_label(self) -> str:
+        """What run.json and the report say of the sampling fields sent."""
+        if not self.faithful:
+            config = self.generate_config(0)
+            return (f"toolscore's: temperature {config.temperature}, max_tokens "
+                    f"{config.max_tokens}, seed {config.seed}, tool_choice auto")
+        sent = [f"{k}={v}" for k, v in (("max_tokens", self.max_tokens), ("seed", self.seed))
+                if v is not None]
+        if sent:
+            return f"deviates from the reference: {', '.join(sent)} sent"
+        return REFERENCE_SAMPLING
 
     @property
     def max_calls(self) -> int:
@@ -225,8 +267,7 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         env = self.environment(conv)
         specs = [self.shown_spec(t) for t in self.offered_tools(conv)]
         prompt = protocol.system_prompt(conv.metadata)
-        config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed,
-                                epoch=epoch)
+        config = self.generate_config(epoch)
         # the ground truth's states, for the final-state check and to start each turn from
         # (none for an external server's tools: their state is not ours to replay)
         def world() -> Any:
@@ -258,6 +299,8 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         scoring = "strict" if self.strict else "reference"
         if self.protocol == FREE_RUNNING:
             return FREE_RUNNING if not self.strict else f"{FREE_RUNNING}, strict scoring"
+        if self.faithful and self.sampling_label() != REFERENCE_SAMPLING:
+            return f"{scoring}, sampling {self.sampling_label()}"
         return scoring
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:

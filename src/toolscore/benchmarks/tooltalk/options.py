@@ -38,8 +38,12 @@ class ToolTalkOptions:
                                     "conversations from --data, in ToolTalk's format.",
                                     runs_code="starts this command as an MCP server (or "
                                               "connects to this URL)")
-    max_tokens: int | None = option(512, "Token limit of each model reply.")
-    seed: int = option(0, "Sampling seed sent to the model.")
+    max_tokens: int | None = option(
+        None, "Token limit of each model reply (default: none sent, as ToolTalk's runner; "
+        "strict mode 512). Set, the run is labelled as deviating from the reference.")
+    seed: int | None = option(
+        None, "Sampling seed sent to the model (default: none sent, as ToolTalk's runner; "
+        "strict mode 0). Set, the run is labelled as deviating from the reference.")
     protocol: Protocol = option(
         "reference", "reference: toolscore drives the model turn by turn from the ground truth "
         "(the paper's protocol) | free-running: an agent (--model agent-http:URL) runs its "
