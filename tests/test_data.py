@@ -25,6 +25,8 @@ def _archive(tmp: Path, mutate: bool = False) -> Path:
             if mutate and f.name == "Account.json":
                 data = data.replace(b"justinkool", b"justincool")
             zf.writestr(f"ToolTalk-e05f4ce/data/{f.relative_to(DATA)}", data)
+        for f in sorted((DATA / "src").rglob("*.py")):  # the release's own source files
+            zf.writestr(f"ToolTalk-e05f4ce/{f.relative_to(DATA)}", f.read_bytes())
         zf.writestr("ToolTalk-e05f4ce/README.md", "not part of the dataset")
     return path
 
@@ -43,6 +45,9 @@ def test_fetch_extracts_and_verifies(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert target == tmp_path / "cache" / "toolscore" / "data" / "tooltalk"
     assert len(list((target / "tooltalk").glob("*.json"))) == 50
     assert not (target / "README.md").exists()
+    # the source files the default mode reads its wording from, verified, and nothing else
+    assert {str(p.relative_to(target)) for p in (target / "src").rglob("*")
+            if p.is_file()} == set(source.sources or {})
 
 
 @needs_data

@@ -40,6 +40,9 @@ class DatasetSource:
     files: tuple[str, ...]  # glob patterns, relative to the dataset folder
     marker: str  # a path that must exist in a valid dataset folder
     pins: dict[str, str] | None = None  # relative path -> sha256 (see extract_pinned)
+    # further pinned files extracted beside ``subdir`` (ToolTalk's own source files, which its
+    # default mode reads its prompt and tool documents from); not part of ``sha256``
+    sources: dict[str, str] | None = None
 
 
 SOURCES: dict[str, DatasetSource] = {
@@ -50,6 +53,7 @@ SOURCES: dict[str, DatasetSource] = {
         sha256="cdce643e7c4beccc198f7bb41483ff0ca8966b0aa41841b9ae799cd03ec99cbc",
         files=("databases/*.json", "easy/*.json", "tooltalk/*.json"),
         marker="databases/Account.json",
+        sources=data_pins.TOOLTALK_SOURCE,
     ),
 }
 
@@ -143,6 +147,12 @@ def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
                 raise
         else:
             extract_subdir(zf, source.subdir, tmp)
+        if source.sources:
+            try:
+                extract_pinned(zf, source.sources, tmp)
+            except DataNotFound:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
     got = content_checksum(tmp, source.files) if source.pins is None else source.sha256
     if got != source.sha256:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -48,6 +48,8 @@ def build(root: Path, url: str, run: Any) -> Path:
     tt, ref = data.path("tooltalk"), data.path("tooltalk-reference")
     for db in (tt / "databases").glob("*.json"):
         _copy(db, root / "tt" / "databases" / db.name)
+    for source in (tt / "src").rglob("*.py"):  # the release's files the default mode reads
+        _copy(source, root / "tt" / source.relative_to(tt))
     for name in CONVERSATIONS:
         _copy(tt / "easy" / f"{name}.json", root / "tt" / "easy" / f"{name}.json")
         _copy(ref / "oracle" / "easy" / f"{name}.json", root / "pred" / "easy" / f"{name}.json")

@@ -27,10 +27,11 @@ ALARM = "easy/AddAlarm-easy.json"
 
 @pytest.fixture()
 def data(tmp_path: Path) -> Path:
-    """A private copy of the released data (easy split and databases), to edit."""
+    """A private copy of the released data (easy split, databases and the release's source
+    files the default mode reads its wording from), to edit."""
     src = dataset("tooltalk")
     root = tmp_path / "tooltalk"
-    for part in ("easy", "databases"):
+    for part in ("easy", "databases", "src"):
         shutil.copytree(src / part, root / part)
     (root / "tooltalk").mkdir()
     return root

@@ -25,6 +25,10 @@ from toolscore.benchmarks.tooltalk.options import (  # noqa: F401 - importable f
     ToolSources,
     ToolTalkOptions,
 )
+from toolscore.benchmarks.tooltalk.reference_mode import (  # noqa: F401 - importable here
+    REFERENCE_SAMPLING,
+    ReferenceRequests,
+)
 from toolscore.benchmarks.tooltalk.report_view import ToolTalkReport
 from toolscore.benchmarks.tooltalk.scoring import (
     ConversationScore,
@@ -36,14 +40,7 @@ from toolscore.benchmarks.tooltalk.scoring import (
 )
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import CallRecord, MatchContext, Tool
-from toolscore.types import GenerateConfig, ToolSpec
-
-# What the default mode's run.json says of its sampling when the user sets none; a model
-# argument setting one of REFERENCE_UNSENT then labels the report (report/view.py).
-REFERENCE_SAMPLING = "as the reference: temperature, max_tokens, seed, tool_choice not sent"
-REFERENCE_UNSENT = ("temperature", "max_tokens", "seed", "top_p")
-# toolscore's own modes (strict, free-running, the demo): greedy, bounded and seeded
-OWN_SAMPLING = {"max_tokens": 512, "seed": 0}
+from toolscore.types import ToolSpec
 
 COLUMNS = [
     Column("conversations", "convs", "count"),
@@ -57,7 +54,8 @@ COLUMNS = [
 ]
 
 
-class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.py: reports
+class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmark):
+    # report_view.py: reports; reference_mode.py: what the default mode sends
     """ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations over 7 plugins."""
 
     name = "tooltalk"
@@ -65,9 +63,6 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
     Options = ToolTalkOptions
     dataset = "tooltalk"
     columns = COLUMNS
-    # The default mode sends what ToolTalk's runner sends; a benchmark reusing this class over
-    # its own data (the demo) sends toolscore's own requests.
-    reference_requests = True
 
     @classmethod
     def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
@@ -111,6 +106,7 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         remote: Any = None,
         protocol: Protocol = "reference",
     ) -> None:
+        self.own_tools = plugins is None and remote is None  # the release's wording fits
         if plugins is None:
             from toolscore.benchmarks.tooltalk.plugins import PLUGINS
 
@@ -134,6 +130,7 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         self._conversations: list[Any] | None = None
         self._truth_hashes: final_state.TruthHashes | None = None
         self._shown_specs: dict[str, tuple[Tool, ToolSpec]] = {}
+        self._release: Any = None
 
     def config(self) -> dict[str, Any]:
         from toolscore.env.similarity import get_embedder
@@ -142,43 +139,12 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
                 "strict": self.strict, "embedder": self.embedder_name,
                 "embedder_id": get_embedder(self.embedder_name).name,
                 "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
-                "seed": self.seed, "sampling": self.sampling_label(), "env_seed": 489,
+                "seed": self.seed, "sampling": self.sampling_label(),
+                "prompt_source": self.prompt_source(), "env_seed": 489,
                 "max_calls_per_turn": self.max_calls,
                 **({"mcp_server": self.remote.describe()} if self.remote else {}),
                 # only when not the default, so a reference run's run.json is unchanged
                 **({"protocol": self.protocol} if self.protocol != "reference" else {})}
-
-    @property
-    def faithful(self) -> bool:
-        """Does this run send ToolTalk's runner's requests (the default mode)? Strict mode
-        and the free-running protocol are toolscore's own, and so is the demo."""
-        return (type(self).reference_requests and not self.strict
-                and self.protocol == "reference")
-
-    def generate_config(self, epoch: int) -> GenerateConfig:
-        """ToolTalk's runner sends no temperature, token limit, seed or tool choice (the
-        API's defaults apply), so the default mode leaves them unset; a value the user sets
-        (``--max-tokens``, ``--seed``, model arguments) is sent and labelled. Toolscore's own
-        modes ask for greedy, bounded, seeded replies."""
-        if self.faithful:
-            return GenerateConfig(temperature=None, max_tokens=self.max_tokens, seed=self.seed,
-                                  tool_choice=None, epoch=epoch)
-        return GenerateConfig(temperature=0.0, max_tokens=OWN_SAMPLING["max_tokens"]
-                              if self.max_tokens is None else self.max_tokens,
-                              seed=OWN_SAMPLING["seed"] if self.seed is None else self.seed,
-                              epoch=epoch)
-
-    def sampling_label(self) -> str:
-        """What run.json and the report say of the sampling fields sent."""
-        if not self.faithful:
-            config = self.generate_config(0)
-            return (f"toolscore's: temperature {config.temperature}, max_tokens "
-                    f"{config.max_tokens}, seed {config.seed}, tool_choice auto")
-        sent = [f"{k}={v}" for k, v in (("max_tokens", self.max_tokens), ("seed", self.seed))
-                if v is not None]
-        if sent:
-            return f"deviates from the reference: {', '.join(sent)} sent"
-        return REFERENCE_SAMPLING
 
     @property
     def max_calls(self) -> int:
@@ -191,6 +157,7 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         """Conversations and databases load before the first model call: a broken file is
         one line and exit 2, not an error (or a wrong score) in every sample."""
         self.samples()
+        self.release_prompt()  # the reference's wording is there: one line now if not
         if self.remote is None:
             require_databases(self.data_dir, self.databases, self.plugins)
         if self.protocol == FREE_RUNNING:
@@ -266,7 +233,7 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         conv = sample.data
         env = self.environment(conv)
         specs = [self.shown_spec(t) for t in self.offered_tools(conv)]
-        prompt = protocol.system_prompt(conv.metadata)
+        prompt = self.system_prompt(conv.metadata)
         config = self.generate_config(epoch)
         # the ground truth's states, for the final-state check and to start each turn from
         # (none for an external server's tools: their state is not ours to replay)
@@ -356,6 +323,8 @@ class ToolTalkBenchmark(ToolSources, ToolTalkReport, Benchmark):  # report_view.
         result["embedder"] = self.embedder_name
         if self.protocol != "reference":
             result["protocol"] = self.protocol
+        result["prompt_source"] = self.prompt_source()
+        result["sampling"] = self.sampling_label()
         return result
 
 

@@ -267,6 +267,10 @@ def error_lines(metrics: dict[str, Any]) -> list[str]:
                          "as the ground truth does")
     if metrics.get("protocol") == "free-running":
         lines.insert(0, FREE_RUNNING_NOTE)
+    # what the model was sent, where it departs from or follows the reference's runner
+    for key, name in (("prompt_source", "system prompt"), ("sampling", "sampling")):
+        if metrics.get(key):
+            lines.append(f"{name}: {metrics[key]}")
     return lines
 
 

@@ -1,0 +1,96 @@
+"""What ToolTalk's default mode sends a model, beside the protocol itself: the sampling fields,
+the system prompt and (with :mod:`.release`) the reference's own wording.
+
+ToolTalk's runner sends its system prompt, its tool documents and nothing else (no temperature,
+token limit, seed or tool choice: the API's defaults apply). The default mode sends the same, so
+that its figures are the reference's; strict mode, the free-running protocol and benchmarks that
+reuse ToolTalk's class over their own tools (the demo, ``--plugins``) are toolscore's own and
+keep toolscore's wording and greedy, bounded, seeded requests. Whatever departs from the
+reference in the default mode is said in run.json and the report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore.benchmarks.base import OptionError
+from toolscore.benchmarks.tooltalk import protocol
+from toolscore.benchmarks.tooltalk.release import PROMPT_FILE, ReleasePrompt, release_prompt
+from toolscore.types import GenerateConfig
+
+# What the default mode's run.json says of its sampling when the user sets none; a model
+# argument that sets one of these fields then labels the report (report/view.py).
+REFERENCE_SAMPLING = "as the reference: temperature, max_tokens, seed, tool_choice not sent"
+# toolscore's own modes (strict, free-running, the demo): greedy, bounded and seeded
+OWN_SAMPLING = {"max_tokens": 512, "seed": 0}
+OWN_PROMPT = "toolscore's own"
+
+
+class ReferenceRequests:
+    """Mixed into the benchmark (which sets the attributes read here)."""
+
+    # The default mode sends what ToolTalk's runner sends; a benchmark reusing the class over
+    # its own data (the demo) sends toolscore's own requests.
+    reference_requests = True
+    strict: bool
+    protocol: str
+    max_tokens: int | None
+    seed: int | None
+    own_tools: bool
+    data_dir: Any
+    _release: ReleasePrompt | None
+
+    @property
+    def faithful(self) -> bool:
+        """Does this run send ToolTalk's runner's requests (the default mode)?"""
+        return (type(self).reference_requests and not self.strict
+                and self.protocol == "reference")
+
+    @property
+    def release_wording(self) -> bool:
+        """The reference's prompt (and documents) fit ToolTalk's own tools and data only."""
+        return self.faithful and self.own_tools
+
+    def generate_config(self, epoch: int) -> GenerateConfig:
+        """The default mode leaves the sampling fields unset (not sent); a value the user sets
+        (``--max-tokens``, ``--seed``, model arguments) is sent and labelled."""
+        if self.faithful:
+            return GenerateConfig(temperature=None, max_tokens=self.max_tokens, seed=self.seed,
+                                  tool_choice=None, epoch=epoch)
+        return GenerateConfig(temperature=0.0, max_tokens=OWN_SAMPLING["max_tokens"]
+                              if self.max_tokens is None else self.max_tokens,
+                              seed=OWN_SAMPLING["seed"] if self.seed is None else self.seed,
+                              epoch=epoch)
+
+    def sampling_label(self) -> str:
+        """What run.json and the report say of the sampling fields sent."""
+        if not self.faithful:
+            config = self.generate_config(0)
+            return (f"toolscore's: temperature {config.temperature}, max_tokens "
+                    f"{config.max_tokens}, seed {config.seed}, tool_choice auto")
+        sent = [f"{k}={v}" for k, v in (("max_tokens", self.max_tokens), ("seed", self.seed))
+                if v is not None]
+        if sent:
+            return f"deviates from the reference: {', '.join(sent)} sent"
+        return REFERENCE_SAMPLING
+
+    def release_prompt(self) -> ReleasePrompt | None:
+        """The reference's template, read once from the release (None: toolscore's own)."""
+        if not self.release_wording:
+            return None
+        if self._release is None:
+            self._release = release_prompt(self.data_dir)
+        return self._release
+
+    def system_prompt(self, metadata: dict[str, Any]) -> str:
+        found = self.release_prompt()
+        return protocol.system_prompt(metadata) if found is None else found.format(metadata)
+
+    def prompt_source(self) -> str:
+        """Where the system prompt comes from, as run.json and the report say it."""
+        if not self.release_wording:
+            return OWN_PROMPT
+        try:
+            return self.release_prompt().source  # type: ignore[union-attr]
+        except OptionError:  # a stored run read without its data folder: say so, not fail
+            return f"release: {PROMPT_FILE} (not found)"
