@@ -24,6 +24,10 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    # keys of the function document beside ``parameters``, sent as given (ToolTalk's documents
+    # carry ``required`` there); left out of ``to_dict`` while empty, so that every cache key
+    # made before it existed stays valid
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_openai(self) -> dict[str, Any]:
         return {
@@ -32,11 +36,15 @@ class ToolSpec:
                 "name": self.name,
                 "description": self.description,
                 "parameters": self.parameters,
+                **self.extra,
             },
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if not d["extra"]:
+            del d["extra"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolSpec:
@@ -46,6 +54,7 @@ class ToolSpec:
             name=d["name"],
             description=d.get("description", ""),
             parameters=d.get("parameters") or {"type": "object", "properties": {}},
+            extra=dict(d.get("extra") or {}),
         )
 
 

@@ -7,9 +7,8 @@ released data, the reference's own tool documents and system prompt (as ``openai
 holds them), requests placed where the policy's replies put them. The second runs toolscore
 against the same scripted replies and compares (``perf/tooltalk_requests.py`` prints the whole
 table): what is asserted equal here is what is equal today; the categories that still differ
-(documents, API shape, and for some policies the echo of the
-model's calls and the tool results) are left out until toolscore's behaviour changes, and
-should then be added.
+(the API shape, and for some policies the echo of the model's calls and the tool results) are
+left out until toolscore's behaviour changes, and should then be added.
 """
 
 from __future__ import annotations
@@ -107,8 +106,8 @@ def test_fixture_is_well_formed(policy: str, turns: dict[str, Any], docs: dict[s
 
 
 # What toolscore sends alike today, per policy (all: no request of the reference's missing,
-# none extra, the same ground-truth history, sampling fields and system prompt).
-EVERY_POLICY = ("ground truth", "sampling", "system")
+# none extra, the same ground-truth history, sampling fields, system prompt and documents).
+EVERY_POLICY = ("ground truth", "sampling", "system", "documents")
 ALIKE = {
     "text": ("echo", "results"),
     "truth": ("echo", "results"),

@@ -1,6 +1,6 @@
 """The default mode reads the reference's wording from the release's own source files at run
-time (never from a copy in the project): the system-prompt template here, checked against what
-ToolTalk's code returns (``openai_docs.json``)."""
+time (never from a copy in the project): the system-prompt template and the tool documents,
+checked against what ToolTalk's code returns (``openai_docs.json``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ from support.data import dataset, needs
 
 from toolscore.benchmarks.base import OptionError
 from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark
-from toolscore.benchmarks.tooltalk.release import PROMPT_FILE, release_prompt
+from toolscore.benchmarks.tooltalk.release import (
+    APIS_INIT,
+    PROMPT_FILE,
+    release_documents,
+    release_prompt,
+)
+from toolscore.types import ToolSpec
 
 pytestmark = needs("tooltalk", "tooltalk-reference")
 
@@ -69,3 +75,57 @@ def test_a_modified_source_is_labelled(tmp_path: Path) -> None:
     path = data / PROMPT_FILE
     path.write_text(path.read_text() + "\n# changed\n")
     assert "modified" in release_prompt(data).source
+
+
+def _sent(spec: ToolSpec) -> dict:
+    return spec.to_openai()["function"]
+
+
+def test_the_documents_are_the_reference_runners_in_its_order() -> None:
+    found = release_documents(dataset("tooltalk"))
+    # byte for byte, key order included (``required`` beside ``parameters``)
+    assert json.dumps(list(found.docs.values())) == json.dumps(_reference()["docs"])
+    assert found.source == "release: src/tooltalk/apis/*.py"
+    bench = ToolTalkBenchmark(dataset("tooltalk"))
+    conv = bench.samples()[0].data
+    sent = [_sent(s) for s in bench.reference_specs(conv) or []]
+    assert json.dumps(sent) == json.dumps(_reference()["docs"])
+    assert bench.config()["documents_source"] == found.source
+
+
+def test_exact_and_suite_offer_the_reference_runners_order() -> None:
+    docs = {d["name"]: d for d in _reference()["docs"]}
+    found = release_documents(dataset("tooltalk"))
+    for mode in ("exact", "suite"):
+        bench = ToolTalkBenchmark(dataset("tooltalk"), tools_mode=mode)
+        for sample in bench.samples():
+            conv = sample.data
+            names = (list(conv.apis_used) if mode == "exact" else
+                     [n for s in conv.suites_used for n in found.suites[s]])
+            assert [_sent(s) for s in bench.reference_specs(conv) or []] == [docs[n]
+                                                                          for n in names]
+    # a suite lists its APIs in its own order, not ALL_APIS's
+    assert found.suites["AccountTools"][0] == "GetAccountInformation"
+
+
+def test_strict_mode_keeps_toolscores_documents() -> None:
+    bench = ToolTalkBenchmark(dataset("tooltalk"), strict=True)
+    assert bench.reference_specs(bench.samples()[0].data) is None
+    assert bench.config()["documents_source"] == "toolscore's own"
+
+
+def test_a_spec_without_extra_keys_keeps_its_cache_key() -> None:
+    spec = ToolSpec("Add", "adds")
+    assert "extra" not in spec.to_dict()
+    assert ToolSpec.from_dict(spec.to_dict()) == spec
+    shaped = ToolSpec("Add", "adds", extra={"required": ["a"]})
+    assert shaped.to_openai()["function"]["required"] == ["a"]
+    assert ToolSpec.from_dict(shaped.to_dict()) == shaped
+
+
+def test_missing_api_sources_fail_in_one_line(tmp_path: Path) -> None:
+    data = _copy_data(tmp_path)
+    (data / APIS_INIT).unlink()
+    with pytest.raises(OptionError) as err:
+        release_documents(data)
+    assert "\n" not in str(err.value) and str(data / APIS_INIT) in str(err.value)

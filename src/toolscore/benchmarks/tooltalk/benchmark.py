@@ -131,6 +131,8 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         self._truth_hashes: final_state.TruthHashes | None = None
         self._shown_specs: dict[str, tuple[Tool, ToolSpec]] = {}
         self._release: Any = None
+        self._release_docs: Any = None
+        self._release_specs: dict[str, ToolSpec] = {}
 
     def config(self) -> dict[str, Any]:
         from toolscore.env.similarity import get_embedder
@@ -140,7 +142,8 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
                 "embedder_id": get_embedder(self.embedder_name).name,
                 "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
                 "seed": self.seed, "sampling": self.sampling_label(),
-                "prompt_source": self.prompt_source(), "env_seed": 489,
+                "prompt_source": self.prompt_source(),
+                "documents_source": self.documents_source(), "env_seed": 489,
                 "max_calls_per_turn": self.max_calls,
                 **({"mcp_server": self.remote.describe()} if self.remote else {}),
                 # only when not the default, so a reference run's run.json is unchanged
@@ -158,6 +161,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         one line and exit 2, not an error (or a wrong score) in every sample."""
         self.samples()
         self.release_prompt()  # the reference's wording is there: one line now if not
+        self.release_documents()
         if self.remote is None:
             require_databases(self.data_dir, self.databases, self.plugins)
         if self.protocol == FREE_RUNNING:
@@ -232,7 +236,9 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
             return await free_running_protocol()(self, sample, model, epoch)
         conv = sample.data
         env = self.environment(conv)
-        specs = [self.shown_spec(t) for t in self.offered_tools(conv)]
+        specs = self.reference_specs(conv)
+        if specs is None:
+            specs = [self.shown_spec(t) for t in self.offered_tools(conv)]
         prompt = self.system_prompt(conv.metadata)
         config = self.generate_config(epoch)
         # the ground truth's states, for the final-state check and to start each turn from
@@ -324,6 +330,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         if self.protocol != "reference":
             result["protocol"] = self.protocol
         result["prompt_source"] = self.prompt_source()
+        result["documents_source"] = self.documents_source()
         result["sampling"] = self.sampling_label()
         return result
 

@@ -1,5 +1,5 @@
 """What ToolTalk's default mode sends a model, beside the protocol itself: the sampling fields,
-the system prompt and (with :mod:`.release`) the reference's own wording.
+the system prompt and the tool documents (the reference's own, read by :mod:`.release`).
 
 ToolTalk's runner sends its system prompt, its tool documents and nothing else (no temperature,
 token limit, seed or tool choice: the API's defaults apply). The default mode sends the same, so
@@ -15,15 +15,22 @@ from typing import Any
 
 from toolscore.benchmarks.base import OptionError
 from toolscore.benchmarks.tooltalk import protocol
-from toolscore.benchmarks.tooltalk.release import PROMPT_FILE, ReleasePrompt, release_prompt
-from toolscore.types import GenerateConfig
+from toolscore.benchmarks.tooltalk.release import (
+    APIS_DIR,
+    PROMPT_FILE,
+    ReleaseDocuments,
+    ReleasePrompt,
+    release_documents,
+    release_prompt,
+)
+from toolscore.types import GenerateConfig, ToolSpec
 
 # What the default mode's run.json says of its sampling when the user sets none; a model
 # argument that sets one of these fields then labels the report (report/view.py).
 REFERENCE_SAMPLING = "as the reference: temperature, max_tokens, seed, tool_choice not sent"
 # toolscore's own modes (strict, free-running, the demo): greedy, bounded and seeded
 OWN_SAMPLING = {"max_tokens": 512, "seed": 0}
-OWN_PROMPT = "toolscore's own"
+OWN_WORDING = "toolscore's own"
 
 
 class ReferenceRequests:
@@ -38,7 +45,10 @@ class ReferenceRequests:
     seed: int | None
     own_tools: bool
     data_dir: Any
+    tools_mode: str
     _release: ReleasePrompt | None
+    _release_docs: ReleaseDocuments | None
+    _release_specs: dict[str, ToolSpec]
 
     @property
     def faithful(self) -> bool:
@@ -86,10 +96,49 @@ class ReferenceRequests:
         found = self.release_prompt()
         return protocol.system_prompt(metadata) if found is None else found.format(metadata)
 
+    def release_documents(self) -> ReleaseDocuments | None:
+        """The reference's tool documents, read once from the release (None: toolscore's)."""
+        if not self.release_wording:
+            return None
+        if self._release_docs is None:
+            self._release_docs = release_documents(self.data_dir)
+            self._release_specs = {
+                name: ToolSpec(name, doc["description"], doc["parameters"],
+                               {k: v for k, v in doc.items()
+                                if k not in ("name", "description", "parameters")})
+                for name, doc in self._release_docs.docs.items()}
+        return self._release_docs
+
+    def reference_specs(self, conversation: Any) -> list[ToolSpec] | None:
+        """The documents the reference's runner offers for ``conversation``, in its order:
+        every API in ``ALL_APIS`` order (``--tools all``), the conversation's ``apis_used`` in
+        their order (``exact``), or the APIs of its ``suites_used``, each suite in its own
+        order (``suite``). None when toolscore's own documents are shown."""
+        release = self.release_documents()
+        if release is None:
+            return None
+        if self.tools_mode == "exact":
+            names = list(conversation.apis_used)
+        elif self.tools_mode == "suite":
+            names = [n for suite in conversation.suites_used
+                     for n in release.suites.get(suite, [])]
+        else:
+            names = list(release.docs)
+        return [self._release_specs[n] for n in names if n in self._release_specs]
+
+    def documents_source(self) -> str:
+        """Where the tool documents come from, as run.json and the report say it."""
+        if not self.release_wording:
+            return OWN_WORDING
+        try:
+            return self.release_documents().source  # type: ignore[union-attr]
+        except OptionError:
+            return f"release: {APIS_DIR}/*.py (not found)"
+
     def prompt_source(self) -> str:
         """Where the system prompt comes from, as run.json and the report say it."""
         if not self.release_wording:
-            return OWN_PROMPT
+            return OWN_WORDING
         try:
             return self.release_prompt().source  # type: ignore[union-attr]
         except OptionError:  # a stored run read without its data folder: say so, not fail

@@ -268,7 +268,8 @@ def error_lines(metrics: dict[str, Any]) -> list[str]:
     if metrics.get("protocol") == "free-running":
         lines.insert(0, FREE_RUNNING_NOTE)
     # what the model was sent, where it departs from or follows the reference's runner
-    for key, name in (("prompt_source", "system prompt"), ("sampling", "sampling")):
+    for key, name in (("prompt_source", "system prompt"), ("documents_source", "tool documents"),
+                      ("sampling", "sampling")):
         if metrics.get(key):
             lines.append(f"{name}: {metrics[key]}")
     return lines
