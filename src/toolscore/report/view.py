@@ -24,6 +24,9 @@ from toolscore.benchmarks.base import (
 from toolscore.entrypoints import one_line
 from toolscore.report.usage import role_models
 
+# How a mode label says that a run sends sampling fields its reference does not send.
+DEVIATING = "deviating sampling"
+
 
 @dataclass
 class RunView:
@@ -81,23 +84,27 @@ class RunView:
         label = self._label()
         protocol = self.protocol()
         deviation = self.sampling_deviation()
-        if deviation:
+        if deviation and label and DEVIATING in label:
+            label = label.replace(DEVIATING, deviation)
+        elif deviation:
             label = f"{label}, {deviation}" if label else deviation
         if protocol and protocol not in (label or ""):
             return f"{protocol}, {label}" if label else protocol
         return label
 
     def sampling_deviation(self) -> str | None:
-        """A run whose benchmark sends the reference's sampling fields (none: run.json's
-        ``sampling`` says "as the reference...") but whose model arguments set one sends
-        what the reference does not: the report says so."""
+        """A run whose benchmark sends the reference's sampling fields (run.json's
+        ``sampling`` says "as the reference..." or "deviates from the reference...") but
+        whose model arguments set one sends what the reference does not: the report says
+        so, naming them (the benchmark's own label knows only its options)."""
         stored = self.config.get("benchmark_config") or {}
-        if not str(stored.get("sampling") or "").startswith("as the reference"):
+        if not str(stored.get("sampling") or "").startswith(("as the reference",
+                                                              "deviates from the reference")):
             return None
         args = self.config.get("model_args") or {}
         sent = [f"{k}={args[k]}" for k in ("temperature", "max_tokens", "seed", "top_p")
                 if args.get(k) is not None]
-        return f"sampling deviates from the reference: {', '.join(sent)} sent" if sent else None
+        return f"{DEVIATING} (model arguments {', '.join(sent)})" if sent else None
 
     def protocol(self) -> str | None:
         """The protocol run.json names (None: the benchmark's reference protocol)."""

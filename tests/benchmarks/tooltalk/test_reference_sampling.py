@@ -35,7 +35,7 @@ def test_a_value_the_user_sets_is_sent_and_labelled() -> None:
     bench = _bench(max_tokens=700)
     assert request_settings(bench.generate_config(0), has_tools=True) == {"max_tokens": 700}
     assert "deviates from the reference: max_tokens=700" in bench.config()["sampling"]
-    assert "deviates" in bench.mode_label()
+    assert bench.mode_label() == "reference, deviating sampling"
 
 
 def test_toolscores_own_modes_keep_their_sampling() -> None:
@@ -50,8 +50,13 @@ def test_model_arguments_label_a_reference_run_as_deviating() -> None:
     config = {"benchmark": "tooltalk", "benchmark_config": {"sampling": REFERENCE_SAMPLING},
               "model_args": {"temperature": 0.0}}
     view = RunView(config, Benchmark, Benchmark(), False)
-    assert view.mode() == "sampling deviates from the reference: temperature=0.0 sent"
+    assert view.mode() == "deviating sampling (model arguments temperature=0.0)"
     assert RunView({**config, "model_args": {}}, Benchmark, Benchmark(), False).mode() is None
+    # options and model arguments both set: one label naming the model arguments
+    both = {**config, "benchmark_config": {"sampling": "deviates from the reference: seed=1 "
+                                           "sent", "mode": "reference, deviating sampling"}}
+    assert RunView(both, Benchmark, Benchmark(), False).mode() == \
+        "reference, deviating sampling (model arguments temperature=0.0)"
 
 
 def test_other_providers_and_the_local_engine_take_unset_values() -> None:

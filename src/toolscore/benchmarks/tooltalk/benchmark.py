@@ -273,7 +273,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         if self.protocol == FREE_RUNNING:
             return FREE_RUNNING if not self.strict else f"{FREE_RUNNING}, strict scoring"
         if self.faithful and self.sampling_label() != REFERENCE_SAMPLING:
-            return f"{scoring}, sampling {self.sampling_label()}"
+            return f"{scoring}, deviating sampling"  # the details: run.json's "sampling"
         return scoring
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
