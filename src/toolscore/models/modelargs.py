@@ -1,7 +1,8 @@
 """Run-level model arguments: generation settings a user sets for a whole run.
 
-Benchmarks choose the generation settings of their protocol (ToolTalk asks for temperature 0,
-512 tokens, seed 0), which is what reproduces a paper. A user may need others: a reasoning
+Benchmarks choose the generation settings of their protocol (ToolTalk's default mode leaves them
+all unset, as its reference runner does; its strict mode and the demo ask for temperature 0, 512
+tokens, seed 0), which is what reproduces a paper. A user may need others: a reasoning
 model that takes no temperature, a longer token limit, an effort level, a provider parameter.
 The rule is one: **a model argument replaces, on every call made with the run's model (in
 whatever role the benchmark uses it: assistant, user agent or judge), the value the benchmark

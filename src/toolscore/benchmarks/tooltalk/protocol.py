@@ -41,7 +41,9 @@ class Generator(Protocol):
 
 
 def system_prompt(metadata: dict[str, Any]) -> str:
-    """Our own wording; carries the location, the current time and the logged-in user."""
+    """Toolscore's own wording (strict mode, the demo, other tool sets; the default mode sends
+    the reference's, :mod:`.reference_mode`); carries the location, the current time and
+    the logged-in user."""
     user = metadata.get("username") or "not logged in"
     return (
         "You are a helpful assistant that completes the user's requests by calling the tools "
