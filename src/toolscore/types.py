@@ -24,10 +24,19 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-    # keys of the function document beside ``parameters``, sent as given (ToolTalk's documents
-    # carry ``required`` there); left out of ``to_dict`` while empty, so that every cache key
-    # made before it existed stays valid
+    # keys a document carries beside ``parameters`` (ToolTalk's carry ``required`` there, as
+    # its legacy ``functions`` API took them); left out of ``to_dict`` while empty, so that
+    # every cache key made before it existed stays valid
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments, ``extra`` folded in: the ``tools`` API (and
+        Anthropic's ``input_schema``) accepts nothing beside ``parameters`` (an unknown key
+        there is refused by strict servers), and ``required`` belongs inside the schema."""
+        if not self.extra:
+            return self.parameters
+        return {**self.parameters, **{k: v for k, v in self.extra.items()
+                                      if k not in self.parameters}}
 
     def to_openai(self) -> dict[str, Any]:
         return {
@@ -35,10 +44,15 @@ class ToolSpec:
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": self.parameters,
-                **self.extra,
+                "parameters": self.schema(),
             },
         }
+
+    def to_openai_function(self) -> dict[str, Any]:
+        """The document as the legacy ``functions`` API took it, ``extra`` beside
+        ``parameters`` (what ToolTalk's runner sent)."""
+        return {"name": self.name, "description": self.description,
+                "parameters": self.parameters, **self.extra}
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -87,7 +87,7 @@ def tool_choice_param(choice: str) -> dict[str, Any]:
 
 
 def to_anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
-    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.schema()}
 
 
 def check_config(config: GenerateConfig) -> None:

@@ -313,10 +313,23 @@ def legacy(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if k in ("role", "content", "name", "function_call")}
 
 
-def documents(body: dict[str, Any]) -> Any:
+def _raw_documents(body: dict[str, Any]) -> list[Any]:
     if "functions" in body:
-        return body["functions"]
+        return list(body["functions"])
     return [t.get("function", t) for t in body.get("tools") or []]
+
+
+def documents(body: dict[str, Any]) -> Any:
+    """The tool documents, with ``required`` inside ``parameters`` wherever the API put it:
+    where it sits is the API's framing (the legacy ``functions`` API took it beside
+    ``parameters``, the ``tools`` API takes it inside), counted in :func:`api_shape`."""
+    out = []
+    for doc in _raw_documents(body):
+        if isinstance(doc, dict) and "required" in doc:
+            doc = dict(doc)
+            doc["parameters"] = {**doc.get("parameters", {}), "required": doc.pop("required")}
+        out.append(doc)
+    return out
 
 
 def api_shape(body: dict[str, Any]) -> list[Any]:
@@ -334,7 +347,9 @@ def api_shape(body: dict[str, Any]) -> list[Any]:
                             legacy_m.get("name")])
         else:
             framing.append([m.get("role")])
-    return [sorted(k for k in body if k in ("functions", "tools")), framing]
+    beside = any(isinstance(d, dict) and "required" in d for d in _raw_documents(body))
+    return [sorted(k for k in body if k in ("functions", "tools")),
+            "required beside parameters" if beside else "required inside", framing]
 
 
 def substance(message: dict[str, Any]) -> dict[str, Any]:

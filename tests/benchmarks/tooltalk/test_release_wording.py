@@ -78,7 +78,8 @@ def test_a_modified_source_is_labelled(tmp_path: Path) -> None:
 
 
 def _sent(spec: ToolSpec) -> dict:
-    return spec.to_openai()["function"]
+    """The document as the reference's legacy ``functions`` API carried it."""
+    return spec.to_openai_function()
 
 
 def test_the_documents_are_the_reference_runners_in_its_order() -> None:
@@ -119,8 +120,12 @@ def test_a_spec_without_extra_keys_keeps_its_cache_key() -> None:
     assert "extra" not in spec.to_dict()
     assert ToolSpec.from_dict(spec.to_dict()) == spec
     shaped = ToolSpec("Add", "adds", extra={"required": ["a"]})
-    assert shaped.to_openai()["function"]["required"] == ["a"]
+    assert shaped.to_openai_function()["required"] == ["a"]
     assert ToolSpec.from_dict(shaped.to_dict()) == shaped
+    # the tools API takes nothing beside parameters (strict servers refuse an unknown key)
+    tools_api = shaped.to_openai()["function"]
+    assert set(tools_api) == {"name", "description", "parameters"}
+    assert tools_api["parameters"]["required"] == ["a"]
 
 
 def test_missing_api_sources_fail_in_one_line(tmp_path: Path) -> None:
