@@ -47,11 +47,10 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.testing.openai_server import FakeOpenAIServer
+from toolscore.testing.request_diff import CATEGORIES, compare
 from toolscore.testing.tooltalk_requests import (
-    CATEGORIES,
     POLICIES,
     PolicyResponder,
-    compare,
     decode_requests,
     group_requests,
     load_turns,

@@ -22,11 +22,11 @@ from support.data import dataset, needs
 
 from toolscore.runs.api import evaluate
 from toolscore.testing.openai_server import FakeOpenAIServer
+from toolscore.testing.request_diff import compare
 from toolscore.testing.tooltalk_requests import (
     LOOP_CALLS,
     POLICIES,
     PolicyResponder,
-    compare,
     decode_requests,
     group_requests,
     is_call,
