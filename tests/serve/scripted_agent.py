@@ -6,14 +6,14 @@ kept, so a test can say what was refused."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from support.loopback_app import serving
 
 MODERN = "2026-07-28"
 
@@ -115,18 +115,5 @@ class ScriptedAgent:
     @contextmanager
     def running(self) -> Iterator[str]:
         """Serving on loopback; yields its ``agent-http:`` model name."""
-        from aiohttp import web
-
-        loop = asyncio.new_event_loop()
-        runner = web.AppRunner(self.app())
-        loop.run_until_complete(runner.setup())
-        loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
-        thread = threading.Thread(target=loop.run_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"agent-http:http://127.0.0.1:{self.port}"
-        finally:
-            asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
-            loop.close()
+        with serving(self.app(), self.port) as url:
+            yield f"agent-http:{url}"

@@ -13,7 +13,6 @@ import json
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 from serve.agent_script import GroundTruthResponder
 from support.data import dataset
+from support.loopback_app import serving
 
 pytest.importorskip("mcp")
 
@@ -174,21 +174,8 @@ class FlakyAgent:
 
     @contextmanager
     def running(self) -> Iterator[str]:
-        from aiohttp import web
-
-        loop = asyncio.new_event_loop()
-        runner = web.AppRunner(self.app())
-        loop.run_until_complete(runner.setup())
-        loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
-        thread = threading.Thread(target=loop.run_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"agent-http:http://127.0.0.1:{self.port}"
-        finally:
-            asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
-            loop.close()
+        with serving(self.app(), self.port) as url:
+            yield f"agent-http:{url}"
 
 
 def test_infrastructure_failures_are_retried_then_recorded_never_scored(
