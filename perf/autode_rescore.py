@@ -1,6 +1,6 @@
 """Time to rescore AutoDE's 14 released result files (Table 1), as ``toolscore score autode
 --predictions results/`` does: slot scores, supplementary rates and the redundant-question
-analysis of every dialogue and trial. Target (issue 12 item 4): under 0.5 s CPU.
+analysis of every dialogue and trial. Target: under 0.5 s CPU.
 
 Each measurement runs in a fresh process, so every per-process cache (regexes, memoised text
 analysis) starts cold and nothing is kept on disk between runs. The time is that of the scoring

@@ -23,9 +23,9 @@ minutes per source tree.
 ``--warm`` counts everything a warm run costs, its fixed costs included (loading, the ground
 truth's replay, scoring, the aggregate at the end): the instructions of two runs in one process
 less those of one, per call of the second run. That is what ``perf/throughput.py``'s warm
-milliseconds per call measure at one epoch. It also measures the checkout issue 12 measured
-(c5ee324, one epoch only, through its ``start_run``), which turns the issue's milliseconds into
-this checkout's on the issue's host:
+milliseconds per call measure at one epoch. It also measures the earlier checkout c5ee324
+(one epoch only, through its ``start_run``), which turns milliseconds measured on another host
+with that checkout into this checkout's on that host:
 
     git worktree add --detach ../c5ee324 c5ee324
     .venv/bin/python perf/instructions.py --warm --src ../c5ee324/src
@@ -54,7 +54,7 @@ import json, os, sys, tempfile
 os.environ.setdefault("OPENAI_API_KEY", "dummy")
 try:
     from toolscore.runs.api import evaluate
-except ImportError:  # a checkout from before the Python API (c5ee324, where issue 12 measured)
+except ImportError:  # a checkout from before the Python API (c5ee324)
     import openai  # (imported by the provider on first use; here, outside the runs)
     from toolscore.runs.session import RunRequest, start_run
 

@@ -1,4 +1,4 @@
-"""Peak memory of run, score, report and export against the number of records (issue 12 item 5).
+"""Peak memory of run, score, report and export against the number of records.
 
 Runs ``toolscore run tooltalk -m oracle --split easy`` with enough epochs for N records (28 per
 epoch; no model cost, hashing embedder, no cache), then ``score``, ``report`` and ``export`` on

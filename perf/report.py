@@ -1,4 +1,4 @@
-"""Size, write time, memory and opening time of the HTML report of a large run (issue 12).
+"""Size, write time, memory and opening time of the HTML report of a large run.
 
 Targets for a report of 10,000 records: a page under 10 MB, written in under 3 s, that opens in
 headless Chromium in under 2 s. By default the run is ToolTalk's easy split replayed by the
