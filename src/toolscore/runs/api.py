@@ -265,8 +265,11 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
     run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
                              sample_ids=sample_ids,
                              progress=progress, shard=shard)
-    if client is not None and (new or pending(bench, store, run_options)[1]):
-        await client.preflight()  # a wrong address: one line now, not after every retry
+    # a wrong address: one line now, not after every retry (only for a model with an endpoint
+    # to check, and only when there is work: a complete run is read, not rerun)
+    if (client is not None and getattr(client.model, "preflight", None) is not None
+            and (new or pending(bench, store, run_options)[1])):
+        await client.preflight()
     if new:
         identity = client.model.cache_identity() if client is not None else {}
         config = new_run_config(bench, model, identity, run_options, options=options,
