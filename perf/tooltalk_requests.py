@@ -5,12 +5,14 @@ For each reply policy of :mod:`toolscore.testing.tooltalk_requests` this starts 
 OpenAI-compatible server (127.0.0.1) answering as the policy says, runs
 
     toolscore run tooltalk --model openai/fake-model --base-url URL --split all --tools all
-                           --no-cache --embedder hashing --out TMP
+                           --no-cache --embedder hashing --call-api functions --out TMP
 
-(the reference protocol, both splits), and pairs every request the server records with the one
-ToolTalk's runner sent at the same place (conversation, assistant turn, calls made so far),
-recorded in ``tests/fixtures/tooltalk_requests/<policy>.json`` (made by ``make_fixtures.py``
-there). A request differs in a category when, after the API's shape is put aside (``tools``,
+(the default mode, both splits; ``--call-api functions``: the fake server stands in for
+OpenAI's API, for which the default ``auto`` picks that shape), and pairs every request the
+server records with the one ToolTalk's runner sent at the same place (conversation,
+assistant turn, calls made so far), recorded in
+``tests/fixtures/tooltalk_requests/<policy>.json`` (made by ``make_fixtures.py`` there). A
+request differs in a category when, after the API's shape is put aside (``tools``,
 ``tool_calls`` and ``tool`` messages read as ``functions``, ``function_call`` and ``function``
 ones), these are not equal (the last three compare messages without their framing):
 
@@ -65,6 +67,7 @@ def run_toolscore(policy: str, turns: dict, optional: dict, work: Path) -> list[
         cmd = [sys.executable, "-c", "from toolscore.cli import main; main()", "run", "tooltalk",
                "--model", "openai/fake-model", "--base-url", srv.base_url, "--split", "all",
                "--tools", "all", "--no-cache", "--embedder", "hashing", "--max-concurrency", "4",
+               "--call-api", "functions",
                "--out", str(work / policy)]
         env = {**os.environ, "OPENAI_API_KEY": "fake"}
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)

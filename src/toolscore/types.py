@@ -233,12 +233,15 @@ class Usage:
 
 @dataclass
 class Reply:
-    """One model completion: an assistant message plus accounting."""
+    """One model completion: an assistant message plus accounting. ``api``: the request shape
+    the reply came from when the provider chose among several ("functions" or "tools", see
+    ``GenerateConfig.call_api``); None otherwise."""
 
     message: Message
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
     model: str | None = None
+    api: str | None = None
 
     @property
     def text(self) -> str | None:
@@ -249,14 +252,19 @@ class Reply:
         return self.message.tool_calls
 
     def to_dict(self) -> dict[str, Any]:
-        return {"message": self.message.to_dict(), "usage": self.usage.to_dict(),
-                "finish_reason": self.finish_reason, "model": self.model}
+        d = {"message": self.message.to_dict(), "usage": self.usage.to_dict(),
+             "finish_reason": self.finish_reason, "model": self.model}
+        if self.api is not None:
+            d["api"] = self.api
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Reply:
+        api = d.get("api")
         return cls(message=Message.from_dict(d["message"]),
                    usage=Usage.from_dict(d.get("usage") or {}),
-                   finish_reason=d.get("finish_reason"), model=d.get("model"))
+                   finish_reason=d.get("finish_reason"), model=d.get("model"),
+                   api=api if isinstance(api, str) else None)
 
 
 @dataclass
@@ -272,8 +280,12 @@ class GenerateConfig:
 
     ``reasoning_effort`` and ``extra`` (further request parameters, passed to the provider as
     given, e.g. ``presence_penalty``) come from a run's model arguments
-    (:mod:`toolscore.models.modelargs`). They are left out of :meth:`to_dict` while unset, so
-    the cache keys of every request made before they existed stay valid.
+    (:mod:`toolscore.models.modelargs`). ``call_api`` ("functions", "tools" or "auto") asks a
+    provider that has both for the legacy ``functions`` request shape (one call per reply) that
+    older reference runners send (:mod:`toolscore.models.openai_legacy`); None: the provider's
+    usual shape.
+    These are left out of :meth:`to_dict` while unset, so the cache keys of every request
+    made before they existed stay valid.
     """
 
     temperature: float | None = 0.0
@@ -284,11 +296,14 @@ class GenerateConfig:
     epoch: int = 0
     reasoning_effort: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    call_api: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         if d["reasoning_effort"] is None:
             del d["reasoning_effort"]
+        if d["call_api"] is None:
+            del d["call_api"]
         if not d["extra"]:
             del d["extra"]
         return d

@@ -21,6 +21,14 @@ from typing import Any
 from toolscore.models.base import ContextLengthExceeded, InfraError, redact, strip_credentials
 from toolscore.models.cache import ToolsMemo
 from toolscore.models.openai_http import ChatEndpoint
+from toolscore.models.openai_legacy import (
+    FUNCTIONS,
+    TOOLS,
+    legacy_body,
+    official,
+    refused,
+    wants_functions,
+)
 from toolscore.models.openai_params import (  # noqa: F401  (request_settings: public name)
     Family,
     model_family,
@@ -239,9 +247,13 @@ def parse_completion(resp: Any, model: str | None = None) -> Reply:
                   output_tokens=_tokens(u, "completion_tokens"))
     finish = _get(choice, "finish_reason")
     name = _get(resp, "model")
+    calls = _get(msg, "tool_calls")
+    if calls is None and _get(msg, "function_call") is not None:
+        # the legacy shape: one call, beside the content, with no id of its own
+        calls = [{"id": "call_0", "type": "function", "function": _get(msg, "function_call")}]
     return Reply(
         message=Message(role="assistant", content=message_text(_get(msg, "content")),
-                        tool_calls=_tool_calls(_get(msg, "tool_calls"))),
+                        tool_calls=_tool_calls(calls)),
         usage=usage,
         finish_reason=finish if isinstance(finish, str) else None,
         model=name if isinstance(name, str) and name else model,
@@ -302,6 +314,9 @@ class OpenAIModel:
         self.family: Family = model_family(model)
         self._dropped_said: set[str] = set()
         self._endpoint = ChatEndpoint(self.base_url, key, timeout)
+        # set when the endpoint refused the legacy ``functions`` shape: ``tools`` from then on
+        self.functions_refused: str | None = None
+        self.official = official(self.base_url)
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
@@ -332,10 +347,28 @@ class OpenAIModel:
     ) -> Reply:
         if self.family.drops:
             self._say_dropped(config, bool(tools))
+        if wants_functions(config, tools, self.official) and self.functions_refused is None:
+            settings = settings_and_drops(config, True, self.family, self.max_tokens_param)[0]
+            try:
+                reply = await self._post(legacy_body(self.model, messages, tools, settings))
+                reply.api = FUNCTIONS
+                return reply
+            except InfraError as e:
+                if e.retryable or not refused(e.status):
+                    raise
+                self.functions_refused = str(e)[:300]
+                log.warning("%s: the endpoint refused the legacy 'functions' request shape "
+                            "(%s); sending 'tools' from now on", self.name,
+                            self.functions_refused)
         # The body goes as ready JSON bytes, its tool schemas rendered once per tool list
         # (three quarters of a ToolTalk request); parse_completion reads plain dicts.
-        body = request_body(self.model, messages, tools, config,
-                            max_tokens_param=self.max_tokens_param)
+        reply = await self._post(request_body(self.model, messages, tools, config,
+                                              max_tokens_param=self.max_tokens_param))
+        if config.call_api is not None:
+            reply.api = TOOLS
+        return reply
+
+    async def _post(self, body: bytes) -> Reply:
         try:
             resp = await self._endpoint.post(body)
         except (InfraError, ContextLengthExceeded) as e:

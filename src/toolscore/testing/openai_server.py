@@ -73,7 +73,9 @@ class FakeOpenAIServer:
     messages as that real server does, refusing what it refuses with its status and body (kept
     in ``refusals``); ``context_window`` makes it answer a prompt of that many stand-in tokens
     or more with the dialect's context-overflow error (counted in ``overflows``). Without a
-    dialect every shape is accepted, as before.
+    dialect every shape is accepted, as before. ``accepts_functions=False`` answers a request
+    in the legacy ``functions`` shape as an endpoint without it does when it checks its
+    fields (HTTP 400, "Unrecognized request argument supplied: functions").
     """
 
     def __init__(
@@ -94,6 +96,7 @@ class FakeOpenAIServer:
         port: int = 0,
         dialect: str | None = None,
         context_window: int | None = None,
+        accepts_functions: bool = True,
     ):
         self.responder: Responder = responder or default_responder
         self.model = model
@@ -110,6 +113,7 @@ class FakeOpenAIServer:
         check_dialect(dialect)
         self.dialect = dialect
         self.context_window = context_window
+        self.accepts_functions = accepts_functions
         self.refusals: list[dict[str, Any]] = []
         self.overflows = 0
         self.keep_requests = keep_requests
@@ -252,6 +256,11 @@ class FakeOpenAIServer:
         """What the dialect's server answers before generating: a refused message shape, or
         a prompt that does not fit ``context_window``; None when it would go on."""
         dialect = self.dialect or "openai"
+        if not self.accepts_functions and "functions" in request:
+            answer = 400, _error("Unrecognized request argument supplied: functions",
+                                 "invalid_request_error")
+            self.refusals.append(answer[1])
+            return answer
         if self.dialect is not None:
             refused = refusal(dialect, request)
             if refused is not None:

@@ -88,7 +88,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
                    strict=options.strict, embedder=options.embedder,
                    max_calls_per_turn=options.max_calls_per_turn,
                    max_tokens=options.max_tokens, seed=options.seed,
-                   protocol=options.protocol, **sources)
+                   protocol=options.protocol, call_api=options.call_api, **sources)
 
     def __init__(
         self,
@@ -105,6 +105,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         max_calls_per_turn: int | None = None,
         remote: Any = None,
         protocol: Protocol = "reference",
+        call_api: str = "auto",
     ) -> None:
         self.own_tools = plugins is None and remote is None  # the release's wording fits
         if plugins is None:
@@ -124,6 +125,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         self.max_calls_per_turn = max_calls_per_turn
         self.remote = remote  # toolscore.env.mcp_remote.RemoteTools: tools of an MCP server
         self.protocol = protocol
+        self.call_api = call_api
         self._samples: list[Sample] | None = None
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
@@ -144,16 +146,11 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
                 "seed": self.seed, "sampling": self.sampling_label(),
                 "prompt_source": self.prompt_source(),
                 "documents_source": self.documents_source(), "env_seed": 489,
-                "max_calls_per_turn": self.max_calls,
+                "max_calls_per_turn": self.max_calls, "turn_protocol": self.turn_label(),
+                **({"call_api": self.call_api} if self.call_api != "auto" else {}),
                 **({"mcp_server": self.remote.describe()} if self.remote else {}),
                 # only when not the default, so a reference run's run.json is unchanged
                 **({"protocol": self.protocol} if self.protocol != "reference" else {})}
-
-    @property
-    def max_calls(self) -> int:
-        if self.max_calls_per_turn is not None:
-            return self.max_calls_per_turn
-        return protocol.STRICT_MAX_CALLS if self.strict else protocol.DEFAULT_MAX_CALLS
 
     # -- samples -----------------------------------------------------------------------------
     def check(self) -> None:
@@ -252,7 +249,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         start = None  # the first turn starts from the reset state
         for i in protocol.assistant_turns(conv.turns):
             turn = await protocol.simulate_turn(env, conv.turns, i, model, specs, prompt,
-                                                config, self.max_calls, start,
+                                                config, self.turn_rules(), start,
                                                 None if truth is None else truth[i])
             if truth is not None:
                 start = truth[i]
@@ -306,6 +303,9 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         state = final_state.stored_success(output)
         if state is not None:
             scores["final_state_success"] = state
+        capped = sum(t.get("stop") == "max_calls" for t in output["turns"])
+        if capped:  # the run's cap ended these turns: said in the report
+            scores["turns_at_call_cap"] = capped
         return scores
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -332,6 +332,10 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         result["prompt_source"] = self.prompt_source()
         result["documents_source"] = self.documents_source()
         result["sampling"] = self.sampling_label()
+        result["turn_protocol"] = self.turn_label()
+        capped = sum(r["scores"].get("turns_at_call_cap", 0) for r in ok)
+        if capped:
+            result["turns_at_call_cap"] = capped
         return result
 
 

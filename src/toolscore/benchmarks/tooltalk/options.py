@@ -13,6 +13,7 @@ from toolscore.benchmarks.base import StoredRun, option
 ToolsMode = Literal["all", "exact", "suite"]
 Split = Literal["easy", "hard", "all"]
 Protocol = Literal["reference", "free-running"]
+CallApi = Literal["auto", "functions", "tools"]
 FREE_RUNNING = "free-running"
 NOT_COMPARABLE = ("free-running protocol: the agent keeps its own history (no ground-truth "
                   "re-injection per turn); figures are not comparable with the reference "
@@ -29,7 +30,8 @@ class ToolTalkOptions:
     embedder: str = option("minilm", "Text similarity for free-text arguments: minilm "
                            "(numpy, no torch) | minilm-st (sentence-transformers) | hashing.")
     max_calls_per_turn: int | None = option(
-        None, "Stop a turn after this many tool calls (default 30, strict 10).")
+        None, "Stop a turn after this many tool calls (default: a safety cap of 100, "
+        "reported when hit, as ToolTalk's runner has no limit; strict mode 10).")
     plugins: list[str] = option(list, "Installed plugin sets to run over instead of the "
                                 "benchmark's own (data from --data, in ToolTalk's format).",
                                 runs_code="imports the installed plugin sets it names")
@@ -44,6 +46,11 @@ class ToolTalkOptions:
     seed: int | None = option(
         None, "Sampling seed sent to the model (default: none sent, as ToolTalk's runner; "
         "strict mode 0). Set, the run is labelled as deviating from the reference.")
+    call_api: CallApi = option(
+        "auto", "Request shape of the default mode (openai/ models): functions (the legacy "
+        "API ToolTalk's runner sends; falls back to tools when the endpoint refuses it) | "
+        "tools | auto (functions for OpenAI's own API, tools elsewhere: vLLM, llama.cpp and "
+        "Ollama ignore functions). One call per reply either way; each turn records the shape.")
     protocol: Protocol = option(
         "reference", "reference: toolscore drives the model turn by turn from the ground truth "
         "(the paper's protocol) | free-running: an agent (--model agent-http:URL) runs its "

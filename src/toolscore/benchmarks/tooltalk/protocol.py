@@ -16,6 +16,7 @@ ground-truth value is never that long, so a cut one could not have matched exact
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolscore.env.environment import Environment
@@ -24,13 +25,27 @@ from toolscore.env.tool import CallRecord
 from toolscore.models.base import ContextLengthExceeded
 from toolscore.models.client import benchmark_prompt
 from toolscore.models.oracle import reference
-from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
+from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolResult, ToolSpec
 
 # The reference puts no limit on calls per turn; a model looping forever would never finish, so
-# the default mode stops a turn after this many calls (recorded as the turn's ``stop`` reason),
-# strict mode after fewer. ``--max-calls-per-turn`` overrides both.
-DEFAULT_MAX_CALLS = 30
+# the default mode stops a turn after this many calls (a safety cap far above any ground-truth
+# turn, recorded as the turn's ``stop`` reason and counted in the report), strict mode after
+# fewer. ``--max-calls-per-turn`` overrides both.
+DEFAULT_MAX_CALLS = 100
 STRICT_MAX_CALLS = 10
+OWN_MAX_CALLS = 30  # toolscore's own requests (the demo, other tool sets)
+
+
+@dataclass(frozen=True)
+class TurnRules:
+    """How a turn runs. ``as_reference``: as ToolTalk's runner runs it, whose legacy API gives
+    one call per reply: only a reply's first call is executed (any others are counted in the
+    turn's ``dropped_calls``), arguments that are blank are unparsable, and the call goes back
+    to the model as the runner rebuilds it (:func:`reference_echo`). Otherwise every call of a
+    reply is executed and the reply is sent back as the model wrote it."""
+
+    max_calls: int
+    as_reference: bool = False
 # What to change when the prompt alone (system prompt, ground-truth history, tools) does not fit.
 TOO_LONG_ADVICE = "offer fewer tools (--tools exact)"
 
@@ -99,7 +114,7 @@ async def simulate_turn(
     tools: list[ToolSpec],
     prompt: str,
     config: GenerateConfig,
-    max_calls: int,
+    rules: TurnRules,
     start: Any = None,
     expect: Any = None,
 ) -> dict[str, Any]:
@@ -117,11 +132,16 @@ async def simulate_turn(
     if expect is not None:
         env.expect(expect.checkpoint.blobs, expect.databases)
     messages = [Message(role="system", content=prompt), *history_messages(turns, index)]
+    # the turn as stored: each reply as the model wrote it, then the results it was shown
+    # (the reference mode sends its calls back rebuilt, :func:`reference_echo`)
+    transcript: list[Message] = []
     start = len(messages)
     truth = oracle_script(turns[index])
     predictions: list[dict[str, Any]] = []
     text: str | None = None
     stop = "answer"
+    dropped = 0
+    apis: set[str] = set()
     while stop == "answer":
         try:
             # the turn's first request holds only the benchmark's prompt and ground truth: if
@@ -131,17 +151,34 @@ async def simulate_turn(
         except ContextLengthExceeded:
             stop = "context_length"  # the model's own loop filled its context: score what it did
             break
-        messages.append(reply.message)
+        apis.add(reply.api or "native")
+        transcript.append(reply.message)
         if not reply.tool_calls:
+            messages.append(reply.message)
             text = reply.text
             break
-        for call in reply.tool_calls:
-            if len(predictions) >= max_calls:
+        calls = reply.tool_calls
+        if rules.as_reference:
+            dropped += len(calls) - 1
+            calls = calls[:1]
+        else:
+            messages.append(reply.message)
+        for call in calls:
+            if len(predictions) >= rules.max_calls:
                 stop = "max_calls"
                 break
-            record, result = env.execute(call)
+            record, result = (execute_as_reference(env, call) if rules.as_reference
+                              else env.execute(call))
             predictions.append(stored_call(record, call.arguments))
+            if rules.as_reference:
+                messages.append(reference_echo(call, record))
             messages.append(result.to_message())
+            transcript.append(messages[-1])
+    extra: dict[str, Any] = {}
+    if rules.as_reference:
+        extra["api"] = sorted(apis)
+        if dropped:
+            extra["dropped_calls"] = dropped
     return {
         "turn": index,
         "user": user_request(turns, index),
@@ -150,8 +187,27 @@ async def simulate_turn(
         "text": bounded_text(text),
         "stop": stop,
         "state_hash": env.state_hash(),
-        "transcript": [bounded_message(m.to_dict()) for m in messages[start:]],
+        "transcript": [bounded_message(m.to_dict()) for m in transcript],
+        **extra,
     }
+
+
+def execute_as_reference(env: Environment, call: ToolCall) -> tuple[CallRecord, ToolResult]:
+    """Execute ``call`` as ToolTalk's runner does: blank arguments do not parse there (``""``
+    is not JSON), where toolscore's own protocol reads them as no arguments."""
+    if isinstance(call.arguments, str) and not call.arguments.strip():
+        record = env.call(call.name, None)
+        return record, ToolResult(call.id, call.name, record.response, record.exception)
+    return env.execute(call)
+
+
+def reference_echo(call: ToolCall, record: CallRecord) -> Message:
+    """The model's call as ToolTalk's runner sends it back in later requests: no text beside
+    it, and the arguments as it parsed them, serialised again (``json.dumps``) with the
+    session token the executor added, or ``null`` when they did not parse."""
+    arguments = "null" if record.arguments is None else json.dumps(record.arguments)
+    return Message(role="assistant", content=None,
+                   tool_calls=[ToolCall(call.id, call.name, arguments)])
 
 
 def user_request(turns: list[Any], index: int) -> list[str]:

@@ -42,6 +42,8 @@ class ReferenceRequests:
     strict: bool
     protocol: str
     max_tokens: int | None
+    max_calls_per_turn: int | None
+    call_api: str
     seed: int | None
     own_tools: bool
     data_dir: Any
@@ -66,11 +68,39 @@ class ReferenceRequests:
         (``--max-tokens``, ``--seed``, model arguments) is sent and labelled."""
         if self.faithful:
             return GenerateConfig(temperature=None, max_tokens=self.max_tokens, seed=self.seed,
-                                  tool_choice=None, epoch=epoch)
+                                  tool_choice=None, epoch=epoch, call_api=self.call_api)
         return GenerateConfig(temperature=0.0, max_tokens=OWN_SAMPLING["max_tokens"]
                               if self.max_tokens is None else self.max_tokens,
                               seed=OWN_SAMPLING["seed"] if self.seed is None else self.seed,
                               epoch=epoch)
+
+    @property
+    def max_calls(self) -> int:
+        """Calls a turn may make: the reference has no limit, so the default mode has a
+        safety cap far above any turn of the data (a turn stopped there is counted in the
+        report); strict mode and toolscore's own requests stop earlier."""
+        if self.max_calls_per_turn is not None:
+            return self.max_calls_per_turn
+        if self.strict:
+            return protocol.STRICT_MAX_CALLS
+        return protocol.DEFAULT_MAX_CALLS if self.faithful else protocol.OWN_MAX_CALLS
+
+    def turn_rules(self) -> protocol.TurnRules:
+        return protocol.TurnRules(self.max_calls, as_reference=self.faithful)
+
+    def turn_label(self) -> str:
+        """What run.json and the report say of how a turn runs."""
+        if not self.faithful:
+            return f"toolscore's: every call of a reply executed, at most {self.max_calls} a turn"
+        cap = (f"a safety cap of {self.max_calls} calls a turn (the reference has none)"
+               if self.max_calls_per_turn is None
+               else f"at most {self.max_calls} calls a turn (set; the reference has no limit)")
+        shape = {"auto": "the legacy 'functions' request shape for OpenAI's own API, 'tools' "
+                          "elsewhere", "functions": "the legacy 'functions' request shape "
+                          "(or 'tools' where the endpoint refuses it)",
+                 "tools": "the 'tools' request shape (set)"}[self.call_api]
+        return (f"as the reference: {shape}; each turn records the shape used ('api'); one "
+                f"call per reply, sent back as the reference rebuilds it; {cap}")
 
     def sampling_label(self) -> str:
         """What run.json and the report say of the sampling fields sent."""
