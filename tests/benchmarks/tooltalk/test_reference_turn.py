@@ -100,7 +100,7 @@ def test_a_looping_model_stops_at_the_safety_cap_and_the_report_says_so() -> Non
     bench = output["bench"]
     record = {"status": "ok", "scores": output["scores"], "meta": {"split": "easy"}}
     assert bench.aggregate([record])["turns_at_call_cap"] == 1
-    assert "at most 5 calls a turn" in bench.config()["turn_protocol"]
+    assert "cap 5 calls (set; the reference has none)" in bench.config()["turn_protocol"]
     default = ToolTalkBenchmark(dataset("tooltalk"), embedder="hashing")
-    assert default.max_calls == 100 and "safety cap of 100" in default.turn_label()
+    assert default.max_calls == 100 and "cap 100 calls (the" in default.turn_label()
     assert ToolTalkBenchmark(dataset("tooltalk"), strict=True).max_calls == 10

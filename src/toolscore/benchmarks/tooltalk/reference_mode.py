@@ -91,16 +91,15 @@ class ReferenceRequests:
     def turn_label(self) -> str:
         """What run.json and the report say of how a turn runs."""
         if not self.faithful:
-            return f"toolscore's: every call of a reply executed, at most {self.max_calls} a turn"
-        cap = (f"a safety cap of {self.max_calls} calls a turn (the reference has none)"
+            return f"toolscore's: every call of a reply executed; cap {self.max_calls} calls"
+        cap = (f"cap {self.max_calls} calls (the reference has none)"
                if self.max_calls_per_turn is None
-               else f"at most {self.max_calls} calls a turn (set; the reference has no limit)")
-        shape = {"auto": "the legacy 'functions' request shape for OpenAI's own API, 'tools' "
-                          "elsewhere", "functions": "the legacy 'functions' request shape "
-                          "(or 'tools' where the endpoint refuses it)",
-                 "tools": "the 'tools' request shape (set)"}[self.call_api]
-        return (f"as the reference: {shape}; each turn records the shape used ('api'); one "
-                f"call per reply, sent back as the reference rebuilds it; {cap}")
+               else f"cap {self.max_calls} calls (set; the reference has none)")
+        shape = {"auto": "functions on OpenAI's own API, else tools",
+                 "functions": "functions (tools where refused)",
+                 "tools": "tools (set)"}[self.call_api]
+        return (f"as the reference: one call per reply, sent back as it rebuilds it; request "
+                f"shape {shape} (--call-api {self.call_api}; each turn records it); {cap}")
 
     def sampling_label(self) -> str:
         """What run.json and the report say of the sampling fields sent."""

@@ -269,9 +269,12 @@ def error_lines(metrics: dict[str, Any]) -> list[str]:
         lines.insert(0, FREE_RUNNING_NOTE)
     # what the model was sent, where it departs from or follows the reference's runner
     for key, name in (("prompt_source", "system prompt"), ("documents_source", "tool documents"),
-                      ("sampling", "sampling")):
+                      ("sampling", "sampling"), ("turn_protocol", "turns")):
         if metrics.get(key):
             lines.append(f"{name}: {metrics[key]}")
+    if metrics.get("turns_at_call_cap"):
+        lines.append(f"{metrics['turns_at_call_cap']} turn(s) stopped at the call cap (the "
+                     "model kept calling tools; its calls up to the cap are scored)")
     return lines
 
 
