@@ -40,7 +40,7 @@ def llama_server(log: Path) -> Iterator[str]:
 
     port = free_port()
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model",
+        proc = subprocess.Popen([sys.executable, "-m", "toolscore.models.llama_server", "--model",
                                  str(find_gguf()), "--host", "127.0.0.1", "--port", str(port),
                                  "--n_threads", "1", "--chat_format",
                                  "chatml-function-calling"], stdout=out, stderr=out)

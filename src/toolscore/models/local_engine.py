@@ -31,6 +31,7 @@ One thread and greedy decoding keep outputs deterministic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,15 +83,11 @@ def plan(tools: list[ToolSpec], config: GenerateConfig) -> tuple[str | None, boo
     return grammar, False, min(limit, CALL_TOKENS)
 
 
-def load_llama(path: Path, extra_buffers: bool = EXTRA_BUFFERS) -> Any:
-    """The ``Llama`` object every run uses, loaded with the parameters described above.
-
-    llama-cpp-python 0.3.36 has no keyword for ``use_extra_bufts``: it builds the model
-    parameters from ``llama_model_default_params()`` and loads the weights inside its
-    constructor. So that function is wrapped for the time of the constructor (this process
-    runs nothing else meanwhile), and the loaded object's parameters are checked."""
+def default_params_with(extra_buffers: bool) -> Callable[[], None]:
+    """Make llama-cpp-python build every model's parameters with ``use_extra_bufts`` set to
+    ``extra_buffers`` (its version 0.3.36 has no keyword for it: it builds them from
+    ``llama_model_default_params()``, wrapped here); returns the function that undoes it."""
     import llama_cpp.llama_cpp as native
-    from llama_cpp import Llama
 
     defaults = native.llama_model_default_params
 
@@ -100,11 +97,26 @@ def load_llama(path: Path, extra_buffers: bool = EXTRA_BUFFERS) -> Any:
         return p
 
     native.llama_model_default_params = params
+
+    def restore() -> None:
+        native.llama_model_default_params = defaults
+    return restore
+
+
+def load_llama(path: Path, extra_buffers: bool = EXTRA_BUFFERS) -> Any:
+    """The ``Llama`` object every run uses, loaded with the parameters described above.
+
+    The parameters are set for the time of the constructor, which loads the weights
+    (:func:`default_params_with`; this process runs nothing else meanwhile), and the loaded
+    object's parameters are checked."""
+    from llama_cpp import Llama
+
+    restore = default_params_with(extra_buffers)
     try:
         llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=1, n_threads_batch=1, seed=0,
                     verbose=False)
     finally:
-        native.llama_model_default_params = defaults
+        restore()
     if bool(llm.model_params.use_extra_bufts) != extra_buffers:
         raise RuntimeError("llama-cpp-python did not take use_extra_bufts; the model would "
                            "load with llama.cpp's default buffers")

@@ -151,7 +151,8 @@ async def simulate_turn(
         except ContextLengthExceeded:
             stop = "context_length"  # the model's own loop filled its context: score what it did
             break
-        apis.add(reply.api or "native")
+        if reply.api is not None:  # a provider that chose the request's shape says which
+            apis.add(reply.api)
         transcript.append(reply.message)
         if not reply.tool_calls:
             messages.append(reply.message)
@@ -175,10 +176,10 @@ async def simulate_turn(
             messages.append(result.to_message())
             transcript.append(messages[-1])
     extra: dict[str, Any] = {}
-    if rules.as_reference:
+    if apis:
         extra["api"] = sorted(apis)
-        if dropped:
-            extra["dropped_calls"] = dropped
+    if dropped:
+        extra["dropped_calls"] = dropped
     return {
         "turn": index,
         "user": user_request(turns, index),
