@@ -99,8 +99,13 @@ class Environment:
         databases: dict[str, Any] | None = None,
         now: datetime | None = None,
         seed: int = 489,
+        strict: bool = False,
     ) -> None:
         self.plugins = list(plugins)
+        # Which simulator the tools are: False, the reproduced one as it is (its own error
+        # texts, the values it lets through); True, the corrected one (argument types checked,
+        # clearer texts). Tools that have only one behaviour ignore it.
+        self.strict = strict
         self.tools: dict[str, Tool] = {t.name: t for p in self.plugins for t in p.tools}
         self.now = now or datetime(2023, 1, 1)
         self.seed = seed

@@ -1,0 +1,105 @@
+"""ToolTalk's simulator, argument variant by argument variant, against the reference's own.
+
+``tests/fixtures/tooltalk_simulator/reference.json`` holds what ToolTalk's ``ToolExecutor``
+answered (response, exception text, session, changed database entries) to 1,300-odd cases: every
+tool with each argument left out, null, of another JSON type, empty, blank, in other letter
+cases or padded, with an unexpected keyword, without a session, for a user without data, and a
+few sequences (its ``make_fixtures.py`` says how it was made). The default simulator must answer
+every case exactly so, Python's own error texts included: the model reads them next, and the
+scorer compares them. ``strict.json`` holds the cases where the strict simulator answers
+otherwise (type checks, a reset code used once, clearer texts), as it did before the default
+followed the reference; strict must keep answering them so, and answer the rest as the
+reference does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.data import dataset
+
+from toolscore.benchmarks.tooltalk.data import load_databases
+from toolscore.benchmarks.tooltalk.plugins import PLUGINS
+from toolscore.env.environment import Environment, Session
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tooltalk_simulator"
+_spec = importlib.util.spec_from_file_location("simulator_fixtures",
+                                               FIXTURES / "make_fixtures.py")
+assert _spec is not None and _spec.loader is not None
+grid = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(grid)
+
+REFERENCE = json.loads((FIXTURES / "reference.json").read_text(encoding="utf-8"))
+CASES = {case["id"]: case for case in REFERENCE["cases"]}
+
+
+def world(databases: dict[str, Any], name: str, strict: bool) -> Environment:
+    """The world ToolTalk's runner starts a turn in, for the grid's user ``name``."""
+    user = grid.WORLDS[name]
+    dbs = json.loads(json.dumps(databases))
+    account = dbs["Account"][user["username"]]
+    session = None
+    if "session_token" in user:
+        account["session_token"] = user["session_token"]
+        session = Session(user["username"], user["session_token"])
+    if "verification_code" in user:
+        account["verification_code"] = user["verification_code"]
+    env = Environment(PLUGINS, now=datetime.strptime(grid.NOW, "%Y-%m-%d %H:%M:%S"),
+                      strict=strict)
+    env.set_initial(dbs, session)
+    return env
+
+
+def answer(databases: dict[str, Any], case: dict[str, Any], strict: bool) -> dict[str, Any]:
+    """What toolscore's simulator answers to the case, in the fixture's terms."""
+    env = world(databases, case["world"], strict)
+    results = []
+    for call in case["calls"]:
+        record = env.call(call["api_name"], dict(call["parameters"]))
+        results.append({"response": grid.plain(record.response),
+                        "exception": record.exception})
+    return {"results": results, "session": env.session.token if env.session else None,
+            "changes": grid.changes(databases, env.databases)}
+
+
+def strict_cases() -> dict[str, Any]:
+    return json.loads((FIXTURES / "strict.json").read_text(encoding="utf-8"))["cases"]
+
+
+def expected(case: dict[str, Any]) -> dict[str, Any]:
+    return {k: case[k] for k in ("results", "session", "changes")}
+
+
+@pytest.fixture(scope="module")
+def databases() -> dict[str, Any]:
+    return load_databases(dataset("tooltalk"))
+
+
+def test_the_grid_is_the_one_recorded():
+    """The fixture was made from this very grid (a changed grid needs make_fixtures.py)."""
+    assert [{k: c[k] for k in ("id", "world", "calls")} for c in REFERENCE["cases"]] == (
+        json.loads(json.dumps(grid.cases())))
+    assert set(strict_cases()) <= set(CASES)
+
+
+@pytest.mark.parametrize("case_id", sorted(CASES))
+def test_default_simulator_answers_as_the_reference(databases, case_id):
+    case = CASES[case_id]
+    assert answer(databases, case, strict=False) == expected(case)
+
+
+@pytest.fixture(scope="module")
+def strict() -> dict[str, Any]:
+    return strict_cases()
+
+
+@pytest.mark.parametrize("case_id", sorted(CASES))
+def test_strict_simulator_keeps_its_checks(databases, strict, case_id):
+    case = CASES[case_id]
+    want = strict.get(case_id, expected(case))
+    assert answer(databases, case, strict=True) == want
