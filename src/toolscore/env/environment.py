@@ -359,8 +359,22 @@ def _copy(session: Session | None) -> Session | None:
 
 
 def _hash_json(value: Any) -> str:
-    blob = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    try:
+        blob = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    except TypeError:  # keys of several types cannot be sorted (a user registered as 7)
+        blob = json.dumps(_typed_keys(value), sort_keys=True, default=str,
+                          separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _typed_keys(value: Any) -> Any:
+    """``value`` with every key that is not text named with its type, so keys sort."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else f"<{type(k).__name__}> {k!r}": _typed_keys(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed_keys(v) for v in value]
+    return value
 
 
 def _exception_text(e: Exception) -> str:

@@ -1,8 +1,8 @@
 """ToolTalk's AccountTools plugin: sign-up, log-in, passwords and the user directory.
 
 All other ToolTalk plugins keep their data per username and learn who is calling from the
-session token, so the session lookup and the small argument checks they all share live here.
-The log-in state itself belongs to the Environment (``env.session``): the tools that open or
+session token (the lookup they share is in :mod:`.common`, with the two simulators' rules). The
+log-in state itself belongs to the Environment (``env.session``): the tools that open or
 close a session (UserLogin, RegisterUser, LogoutUser, DeleteAccount) update it, the Environment
 injects the current token into every other tool. Exception texts are part of the simulated
 world (the model reads them, the scorer compares them), so they are kept in one place.
@@ -11,22 +11,26 @@ world (the model reads them, the scorer compares them), so they are kept in one 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
-from datetime import datetime
 from typing import Any
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
+from toolscore.benchmarks.tooltalk.plugins.common import (
+    ACCOUNT_DB,
+    check_text,
+    current_user,
+    random_id,
+    require_text,
+    strict,
+    success,
+)
 from toolscore.env.environment import Environment, Session
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import Tool, tool
 
-ACCOUNT_DB = "Account"
-DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 EMAIL_PATTERN = re.compile(r"^[\w\-\d\.]+@[\w\-\d\.]+$")
 PHONE_PATTERN = re.compile(r"^\d{3}-\d{3}-\d{4}$")
 
-INVALID_SESSION = "The session token is invalid."
 WRONG_PASSWORD = "The password is incorrect."
 WRONG_OLD_PASSWORD = "The old password is incorrect."
 UNKNOWN_USER = "The username does not exist."
@@ -37,90 +41,24 @@ WRONG_EMAIL = "The email is incorrect."
 WRONG_CODE = "The verification code is incorrect."
 ALREADY_LOGGED_IN = "The user is already logged in."
 NOTHING_TO_UPDATE = "You need to provide at least one of new_email and new_phone_number."
+# the reference's wording where the strict simulator's differs
+NO_QUERY = "Provide a username or an email to search for."
+REFERENCE_NO_QUERY = "You need to provide at least one of username and email."
+REFERENCE_BAD_NEW_EMAIL = "The email is invalid."
+REFERENCE_BAD_NEW_PHONE = "The phone number is invalid."
 PUBLIC_FIELDS = ("username", "email", "phone", "name")
 
 
-# -- helpers shared by every ToolTalk plugin -----------------------------------------------------
-def current_user(env: Environment, session_token: Any) -> str:
-    """The username owning ``session_token`` in the Account database."""
-    if isinstance(session_token, str):
-        for username, account in env.peek(ACCOUNT_DB).items():  # a lookup: changes nothing
-            if isinstance(account, dict) and account.get("session_token") == session_token:
-                return username
-    raise PermissionError(INVALID_SESSION)
-
-
-def require_text(value: Any, name: str, *, optional: bool = False) -> Any:
-    """Check a string argument; model mistakes become a readable exception, not a crash."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, got {_type_name(value)}.")
-    return value
-
-
-def require_text_list(value: Any, name: str, *, optional: bool = False) -> Any:
-    """Check a list-of-strings argument (a copy is returned, never the caller's list)."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise TypeError(f"{name} must be a list of strings, got {_type_name(value)}.")
-    return list(value)
-
-
-def parse_timestamp(value: Any, fmt: str = DATETIME_FORMAT) -> datetime:
-    """Parse a timestamp argument in ``fmt``.
-
-    A bad value raises ``datetime.strptime``'s own error ("time data '8:30' does not match
-    format '%H:%M:%S'", "unconverted data remains: .88"): the reference simulator lets that text
-    through to the model, so it is part of what a model under test reads.
-    """
-    if isinstance(value, str):  # the same few timestamps are parsed on every replayed turn
-        return _parse(value, fmt)
-    return datetime.strptime(value, fmt)  # its TypeError text, not the cache's
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse(value: str, fmt: str) -> datetime:
-    return datetime.strptime(value, fmt)  # a datetime is immutable: sharing it is safe
-
-
-def random_id(env: Environment, tool_name: str, *digits: int) -> str:
-    """A generated id: dash-separated random hex groups of the given widths.
-
-    Draws come from the tool's own seeded generator, one ``randint`` per group, in order; the
-    recorded conversations refer to these exact ids (e.g. 8, 4, 4 -> 'e149636f-d9ca-0792').
-    """
-    rng = env.rng(tool_name)
-    return "-".join(f"{rng.randint(0, 16**d - 1):0{d}x}" for d in digits)
-
-
-def find_item(items: dict[str, Any], item_id: Any, missing: str) -> dict[str, Any]:
-    """The user's item with this id (an alarm, event or reminder), or the simulator's error.
-
-    ``missing`` is the error text with ``{id}`` for the id; each plugin words it its own way,
-    as the reference does ("Alarm X not found.", "Reminder X not found in database").
-    """
-    if item_id not in items:
-        raise LookupError(missing.format(id=item_id))
-    return items[item_id]
-
-
-def success() -> dict[str, str]:
-    return {"status": "success"}
-
-
-def _type_name(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
-
-
+# -- helpers of this plugin ----------------------------------------------------------------------
 def _public(account: dict[str, Any]) -> dict[str, Any]:
     return {field: account.get(field) for field in PUBLIC_FIELDS}
 
 
 def _account(env: Environment, username: Any) -> dict[str, Any]:
+    """The account of ``username``; the default simulator looks any value up, as the reference
+    does (a number is no username, a list fails: "unhashable type: 'list'")."""
     accounts = env.db(ACCOUNT_DB)
-    if not isinstance(username, str) or username not in accounts:
+    if (strict(env) and not isinstance(username, str)) or username not in accounts:
         raise LookupError(UNKNOWN_USER)
     return accounts[username]
 
@@ -138,15 +76,20 @@ def _new_session(env: Environment, tool_name: str, account: dict[str, Any]) -> s
     return token
 
 
-def _valid_email(value: Any, name: str) -> str:
-    if not EMAIL_PATTERN.match(require_text(value, name)):
-        raise ValueError(BAD_EMAIL)
+def _valid_email(env: Environment, value: Any, name: str, reference_text: str = BAD_EMAIL
+                 ) -> str:
+    """``value`` if it looks like an email address. Not text: the strict simulator says so,
+    the default one fails in the pattern match, as the reference does ("expected string or
+    bytes-like object, got 'int'")."""
+    if not EMAIL_PATTERN.match(check_text(env, value, name)):
+        raise ValueError(BAD_EMAIL if strict(env) else reference_text)
     return value
 
 
-def _valid_phone(value: Any, name: str) -> str:
-    if not PHONE_PATTERN.match(require_text(value, name)):
-        raise ValueError(BAD_PHONE)
+def _valid_phone(env: Environment, value: Any, name: str, reference_text: str = BAD_PHONE
+                 ) -> str:
+    if not PHONE_PATTERN.match(check_text(env, value, name)):
+        raise ValueError(BAD_PHONE if strict(env) else reference_text)
     return value
 
 
@@ -163,7 +106,7 @@ def change_password(env: Environment, session_token: str, old_password: str,
     account = env.db(ACCOUNT_DB)[current_user(env, session_token)]
     if account.get("password") != old_password:
         raise PermissionError(WRONG_OLD_PASSWORD)
-    account["password"] = require_text(new_password, "new_password")
+    account["password"] = check_text(env, new_password, "new_password")
     return success()
 
 
@@ -207,9 +150,9 @@ def query_user(env: Environment, session_token: str, username: str | None = None
     """
     current_user(env, session_token)
     if username is None and email is None:
-        raise ValueError("Provide a username or an email to search for.")
-    require_text(username, "username", optional=True)
-    require_text(email, "email", optional=True)
+        raise ValueError(NO_QUERY if strict(env) else REFERENCE_NO_QUERY)
+    check_text(env, username, "username", optional=True)
+    check_text(env, email, "email", optional=True)
     accounts = env.db(ACCOUNT_DB)
     if username is not None:  # the reference looks the username up and never reads the email
         return {"users": [_public(accounts[username])] if username in accounts else []}
@@ -232,13 +175,13 @@ def register_user(env: Environment, username: str, password: str, email: str,
     accounts = env.db(ACCOUNT_DB)
     if username in accounts:
         raise ValueError(USERNAME_TAKEN)
-    _valid_email(email, "email")
+    _valid_email(env, email, "email")
     if phone is not None:
-        _valid_phone(phone, "phone")
+        _valid_phone(env, phone, "phone")
     # values the reference never reads come last, so they never hide one of its checks
-    require_text(username, "username")
-    require_text(password, "password")
-    require_text(name, "name", optional=True)
+    check_text(env, username, "username")
+    check_text(env, password, "password")
+    check_text(env, name, "name", optional=True)
     account = {"username": username, "email": email, "phone": phone, "name": name,
                "password": password, "session_token": None}
     accounts[username] = account
@@ -258,10 +201,15 @@ def reset_password(env: Environment, username: str, verification_code: str,
     """
     account = _account(env, username)
     code = account.get("verification_code")
+    if not strict(env):  # the code is compared as given and stays valid, as in the reference
+        if "verification_code" not in account or code != verification_code:
+            raise PermissionError(WRONG_CODE)
+        account["password"] = new_password
+        return success()
     if code is None or str(verification_code) != code:
         raise PermissionError(WRONG_CODE)
     account["password"] = require_text(new_password, "new_password")
-    del account["verification_code"]
+    del account["verification_code"]  # used once
     return success()
 
 
@@ -302,11 +250,12 @@ def update_account_information(env: Environment, session_token: str, password: s
     # each field is checked and written in turn, as the reference does: a bad phone number
     # fails the call after a good new email was already stored
     if new_email is not None:
-        account["email"] = _valid_email(new_email, "new_email")
+        account["email"] = _valid_email(env, new_email, "new_email", REFERENCE_BAD_NEW_EMAIL)
     if new_phone_number is not None:
-        account["phone"] = _valid_phone(new_phone_number, "new_phone_number")
+        account["phone"] = _valid_phone(env, new_phone_number, "new_phone_number",
+                                        REFERENCE_BAD_NEW_PHONE)
     if new_name is not None:
-        account["name"] = require_text(new_name, "new_name")
+        account["name"] = check_text(env, new_name, "new_name")
     return success()
 
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
-from toolscore.benchmarks.tooltalk.plugins.account import (
+from toolscore.benchmarks.tooltalk.plugins.common import (
     current_user,
     find_item,
     parse_timestamp,
     random_id,
+    strict,
     success,
 )
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
-from toolscore.env.tool import tool
+from toolscore.env.tool import json_copy, tool
 
 ALARM_DB = "Alarm"
 TIME_FORMAT = "%H:%M:%S"
@@ -49,7 +50,8 @@ def add_alarm(env: Environment, session_token: str, time: str) -> dict[str, Any]
     when = _clock(time)  # before the session lookup, as in the reference
     alarms = env.db(ALARM_DB).setdefault(current_user(env, session_token), {})
     alarm_id = random_id(env, "AddAlarm", 4, 4)
-    alarms[alarm_id] = {"alarm_id": alarm_id, "time": when}
+    # the reference stores the time as given ("8:5:0"); the strict simulator as HH:MM:SS
+    alarms[alarm_id] = {"alarm_id": alarm_id, "time": when if strict(env) else time}
     return {"alarm_id": alarm_id}
 
 
@@ -80,6 +82,8 @@ def find_alarms(env: Environment, session_token: str, start_range: str | None = 
     alarms = _alarms(env, session_token)
     if alarms is None:
         return {"alarms": []}  # the range is not even parsed
+    if not strict(env):
+        return {"alarms": _found(alarms, start_range, end_range)}
     start = _clock(start_range) if start_range is not None else "00:00:00"
     end = _clock(end_range) if end_range is not None else "23:59:59"
     if start > end:
@@ -87,6 +91,21 @@ def find_alarms(env: Environment, session_token: str, start_range: str | None = 
     found = [dict(a) for a in alarms.values()
              if isinstance(a.get("time"), str) and start <= a["time"] <= end]
     return {"alarms": found}
+
+
+def _found(alarms: dict[str, Any], start_range: Any, end_range: Any) -> list[dict[str, Any]]:
+    """The reference's listing: times are compared as parsed times, each bound only if given,
+    and a stored time that does not parse fails the call with strptime's text."""
+    start = parse_timestamp(start_range, TIME_FORMAT) if start_range is not None else None
+    end = parse_timestamp(end_range, TIME_FORMAT) if end_range is not None else None
+    if start is not None and end is not None and start > end:
+        raise ValueError(BAD_RANGE)
+    found = []
+    for alarm in alarms.values():
+        when = parse_timestamp(alarm["time"], TIME_FORMAT)
+        if (start is None or when >= start) and (end is None or when <= end):
+            found.append(json_copy(alarm))
+    return found
 
 
 PLUGIN = Plugin(

@@ -11,13 +11,15 @@ import copy
 from typing import Any, Literal
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
-from toolscore.benchmarks.tooltalk.plugins.account import (
+from toolscore.benchmarks.tooltalk.plugins.common import (
     current_user,
     find_item,
     parse_timestamp,
     random_id,
+    check_text,
     require_text,
     require_text_list,
+    strict,
     success,
 )
 from toolscore.env.environment import Environment
@@ -31,6 +33,11 @@ BAD_RANGE = "Start time must be before end time."
 END_NEEDED = "new_end_time must be provided if new_start_time is provided."
 START_NEEDED = "new_start_time must be provided if new_end_time is provided."
 EVENT_TYPES = ("meeting", "event")
+# the reference's wording where the strict simulator's differs
+REFERENCE_BAD_TYPE = "Event type {event_type} not supported."
+REFERENCE_NO_ATTENDEES = "Meeting must have attendees."
+REFERENCE_BAD_ORDER = "Start time must be before end time."
+REFERENCE_PAST = "Start time and end time must be in the future."
 
 
 def _events(env: Environment, username: str) -> dict[str, Any] | None:
@@ -48,9 +55,18 @@ def _check_times(env: Environment, start_text: Any, end_text: Any, name: str) ->
     start = parse_timestamp(start_text)
     end = parse_timestamp(end_text)
     if end < start:
-        raise ValueError("The end time is before the start time.")
+        raise ValueError("The end time is before the start time."
+                         if strict(env) else REFERENCE_BAD_ORDER)
     if start < env.now:
-        raise ValueError(f"{name} {start_text} is in the past.")
+        raise ValueError(f"{name} {start_text} is in the past." if strict(env)
+                         else REFERENCE_PAST)
+
+
+def _with_user(attendees: Any, username: Any) -> Any:
+    """The reference's attendee list: the user added unless ``in`` it already, by ``+``; text
+    is searched as text and cannot be added to ("can only concatenate str (not "list") to
+    str"), a number cannot be searched ("argument of type 'int' is not iterable")."""
+    return attendees if username in attendees else attendees + [username]
 
 
 @tool("CreateEvent", action=True, auth=True, equivalence=rule_for("CreateEvent"))
@@ -74,22 +90,25 @@ def create_event(env: Environment, session_token: str, name: str,
     # the reference checks the type (and a meeting's attendees) before the session and the times
     if event_type not in EVENT_TYPES:
         raise ValueError(f"event_type must be one of {', '.join(EVENT_TYPES)}, "
-                         f"got {event_type!r}.")
+                         f"got {event_type!r}." if strict(env)
+                         else REFERENCE_BAD_TYPE.format(event_type=event_type))
     if event_type == "meeting" and not attendees:
-        raise ValueError("A meeting must have attendees.")
+        raise ValueError("A meeting must have attendees." if strict(env)
+                         else REFERENCE_NO_ATTENDEES)
     username = current_user(env, session_token)
     _check_times(env, start_time, end_time, "start_time")
-    require_text(name, "name")
-    require_text(location, "location", optional=True)
-    require_text(description, "description", optional=True)
-    attendees = require_text_list(attendees, "attendees", optional=True)
-    if attendees is not None and username not in attendees:
-        attendees.append(username)
+    if strict(env):
+        require_text(name, "name")
+        require_text(location, "location", optional=True)
+        require_text(description, "description", optional=True)
+        attendees = require_text_list(attendees, "attendees", optional=True)
+    if attendees is not None:
+        attendees = _with_user(attendees, username)
     event_id = random_id(env, "CreateEvent", 8, 4)
-    env.db(CALENDAR_DB).setdefault(username, {})[event_id] = {
+    env.db(CALENDAR_DB).setdefault(username, {})[event_id] = {  # the reference's key order
         "event_id": event_id, "name": name, "event_type": event_type,
-        "start_time": start_time, "end_time": end_time, "location": location,
-        "description": description, "attendees": attendees,
+        "description": description, "start_time": start_time, "end_time": end_time,
+        "location": location, "attendees": attendees,
     }
     return {"event_id": event_id}
 
@@ -131,12 +150,13 @@ def modify_event(env: Environment, session_token: str, event_id: str,
         new_description: The new description.
         new_attendees: The complete new list of attendee usernames.
     """
-    event = _event(env, current_user(env, session_token), event_id)
+    username = current_user(env, session_token)
+    event = _event(env, username, event_id)
     # Each field is checked and written in turn, in the reference's order: a later check that
     # fails leaves the earlier fields changed (a new name stays when the times are refused).
     # The start and the end are only changed together.
     if new_name is not None:
-        event["name"] = require_text(new_name, "new_name")
+        event["name"] = check_text(env, new_name, "new_name")
     if new_start_time is not None:
         if new_end_time is None:
             raise ValueError(END_NEEDED)
@@ -147,11 +167,12 @@ def modify_event(env: Environment, session_token: str, event_id: str,
             raise ValueError(START_NEEDED)
         event["end_time"] = new_end_time
     if new_description is not None:
-        event["description"] = require_text(new_description, "new_description")
+        event["description"] = check_text(env, new_description, "new_description")
     if new_location is not None:
-        event["location"] = require_text(new_location, "new_location")
-    if new_attendees is not None:
-        event["attendees"] = require_text_list(new_attendees, "new_attendees")
+        event["location"] = check_text(env, new_location, "new_location")
+    if new_attendees is not None:  # the reference adds the user; the strict simulator does not
+        event["attendees"] = (require_text_list(new_attendees, "new_attendees") if strict(env)
+                              else _with_user(new_attendees, username))
     return success()
 
 
@@ -178,8 +199,12 @@ def query_calendar(env: Environment, session_token: str, start_time: str,
             begins = parse_timestamp(event.get("start_time"))
             ends = parse_timestamp(event.get("end_time"))
         except (TypeError, ValueError):
-            continue  # a malformed stored event is invisible rather than fatal
-        if begins <= end and ends >= start:
+            if strict(env):
+                continue  # a malformed stored event is invisible rather than fatal
+            raise
+        # the reference's test: either end within the range, or the event spans it
+        if (start <= begins <= end or start <= ends <= end
+                or (begins <= start and ends >= end)):
             found.append(json_copy(event))
     return {"events": found}
 

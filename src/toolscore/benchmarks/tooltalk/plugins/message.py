@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
-from toolscore.benchmarks.tooltalk.plugins.account import (
+from toolscore.benchmarks.tooltalk.plugins.common import (
     current_user,
+    check_text,
     random_id,
-    require_text,
 )
 from toolscore.benchmarks.tooltalk.plugins.email import search_items
 from toolscore.env.environment import Environment
@@ -60,8 +60,8 @@ def send_message(env: Environment, session_token: str, receiver: str,
     current_user(env, session_token)
     if message == "":
         raise ValueError(EMPTY_MESSAGE)
-    require_text(receiver, "receiver")
-    require_text(message, "message")
+    check_text(env, receiver, "receiver")
+    check_text(env, message, "message")
     return {"message_id": random_id(env, "SendMessage", 8, 8)}
 
 

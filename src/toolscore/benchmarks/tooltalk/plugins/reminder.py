@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
-from toolscore.benchmarks.tooltalk.plugins.account import (
+from toolscore.benchmarks.tooltalk.plugins.common import (
     current_user,
     find_item,
     parse_timestamp,
+    check_text,
     random_id,
-    require_text,
+    strict,
     success,
 )
 from toolscore.env.environment import Environment
@@ -54,11 +55,15 @@ def add_reminder(env: Environment, session_token: str, task: str,
     """
     reminders = env.db(REMINDER_DB).setdefault(current_user(env, session_token), {})
     if due_date is not None:
+        # the reference rewords a date that does not parse; a value that is no text fails
+        # with strptime's own TypeError text, which the strict simulator rewords too
         try:
             parse_timestamp(due_date)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as e:
+            if isinstance(e, TypeError) and not strict(env):
+                raise
             raise ValueError(f"Invalid due_date: {due_date}") from None
-    require_text(task, "task")
+    check_text(env, task, "task")
     reminder_id = random_id(env, "AddReminder", 2, 4)
     reminders[reminder_id] = {"reminder_id": reminder_id, "task": task, "due_date": due_date,
                               "status": "pending"}

@@ -7,11 +7,11 @@ needed.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
-from toolscore.benchmarks.tooltalk.plugins.account import require_text
+from toolscore.benchmarks.tooltalk.plugins.common import check_text, strict
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import json_copy, tool
@@ -22,14 +22,23 @@ FORECAST_DAYS = 3
 DATE_FORMAT = "%Y-%m-%d"
 
 
-def _city_key(location: Any) -> str:
+def _city_key(env: Environment, location: Any) -> str:
     """The database key of a city, as the reference derives it: lower-cased, then stripped
-    (" London " is London); its errors name this key."""
-    return require_text(location, "location").lower().strip()
+    (" London " is London); its errors name this key. Not text: the default simulator fails
+    on ``.lower()`` as the reference does ("'int' object has no attribute 'lower'")."""
+    return check_text(env, location, "location").lower().strip()
+
+
+def _missing_day(env: Environment, day: str, strict_text: str) -> LookupError:
+    """No record for ``day``: the reference fails on the lookup of that date, and its
+    exception text is the KeyError's, the date's repr ("datetime.date(2023, 9, 11)")."""
+    if strict(env):
+        return LookupError(strict_text)
+    return LookupError(repr(datetime.strptime(day, DATE_FORMAT).date()))
 
 
 def _city(env: Environment, db: str, location: Any) -> dict[str, Any]:
-    key = _city_key(location)
+    key = _city_key(env, location)
     records = env.db(db).get(key)
     if not isinstance(records, dict):
         raise LookupError(f"Location {key} not found in database")
@@ -46,7 +55,7 @@ def current_weather(env: Environment, location: str) -> dict[str, Any]:
     today = env.now.strftime(DATE_FORMAT)
     record = _city(env, WEATHER_DB, location).get(today)
     if record is None:
-        raise LookupError(f"No weather data for {location} on {today}.")
+        raise _missing_day(env, today, f"No weather data for {location} on {today}.")
     return {"weather": json_copy(record)}
 
 
@@ -60,6 +69,10 @@ def forecast_weather(env: Environment, location: str) -> dict[str, Any]:
     records = _city(env, WEATHER_DB, location)
     days = [(env.now + timedelta(days=i)).strftime(DATE_FORMAT)
             for i in range(1, FORECAST_DAYS + 1)]
+    if not strict(env):  # every day is needed; the first one missing fails the call
+        for day in days:
+            if day not in records:
+                raise _missing_day(env, day, "")
     forecast = [json_copy(records[day]) for day in days if day in records]
     if not forecast:
         raise LookupError(f"No forecast for {location} after {env.now.strftime(DATE_FORMAT)}.")
@@ -75,11 +88,11 @@ def historic_weather(env: Environment, location: str, month: str) -> dict[str, A
         month: The full English name of the month, e.g. September.
     """
     records = _city(env, HISTORIC_DB, location)
-    require_text(month, "month")
+    check_text(env, month, "month")
     record = records.get(month.lower())
     if record is None:
-        raise LookupError(f"Historic weather data for {_city_key(location)} missing for month "
-                          f"{month.lower()}")
+        raise LookupError(f"Historic weather data for {_city_key(env, location)} missing for "
+                          f"month {month.lower()}")
     return {"weather": json_copy(record)}
 
 
