@@ -4,8 +4,8 @@ ToolTalk's tools check in a fixed order: some return early (an empty list for a 
 entry in the plugin's database) before they parse anything, its executor refuses a second
 log-in before it binds the arguments, and several tools store one field before they check the
 next. A model reads whichever answer comes first, so ours must come first too. Each case below
-is a call where an earlier or a later check would give another result; the expected texts are
-the reference's where toolscore mirrors them, else toolscore's own wording of the same check.
+is a call where an earlier or a later check would give another result; the expected answers are
+the reference's (the default simulator; test_simulator_reference covers the strict one).
 """
 
 from __future__ import annotations
@@ -94,20 +94,20 @@ FIRST_FAULT = [
      (None, "You need to provide at least one of new_email and new_phone_number.")),
     ("amy", "UpdateAccountInformation", {"password": "nope"}, (None, "The password is incorrect.")),
     ("amy", "CreateEvent", {"name": 1, "event_type": "party", "start_time": "x", "end_time": "y"},
-     (None, "event_type must be one of meeting, event, got 'party'.")),
+     (None, "Event type party not supported.")),
     ("amy", "CreateEvent", {"name": 1, "event_type": "meeting", "start_time": "x",
                             "end_time": "y", "attendees": []},
-     (None, "A meeting must have attendees.")),
+     (None, "Meeting must have attendees.")),
     ("amy", "CreateEvent", {"name": "Run", "event_type": "event",
                             "start_time": "2023-04-01 08:00:00", "end_time": "2023-05-02"},
      (None, "time data '2023-05-02' does not match format '%Y-%m-%d %H:%M:%S'")),
     ("amy", "CreateEvent", {"name": "Run", "event_type": "event",
                             "start_time": "2023-04-01 08:00:00",
                             "end_time": "2023-03-01 08:00:00"},
-     (None, "The end time is before the start time.")),
+     (None, "Start time must be before end time.")),
     ("amy", "CreateEvent", {"name": 1, "event_type": "event", "start_time": "2023-04-01 08:00:00",
                             "end_time": "2023-04-01 09:00:00"},
-     (None, "start_time 2023-04-01 08:00:00 is in the past.")),
+     (None, "Start time and end time must be in the future.")),
     ("amy", "QueryCalendar", {"start_time": "x", "end_time": "y"},
      (None, "User amy has no events.")),
     ("amy", "SearchInbox", {"match_type": "some", "start_date": "x"}, ({"emails": []}, None)),
@@ -143,7 +143,7 @@ def test_searches_check_match_type_then_dates_then_their_order_then_the_texts():
     env = world()
     env.db("Message")["amy"] = {}  # an empty entry is searched (the inbox is not: see above)
     assert outcome(env, "SearchMessages", {"match_type": "some", "query": 1}) == (
-        None, "match_type must be one of any, all, got 'some'.")
+        None, 'match_type must be either "any" or "all".')
     env.db("Email")["amy"] = {"m": {"email_id": "m", "date": "2023-04-01 10:00:00",
                                     "sender": "bo@example.com", "receivers": [],
                                     "subject": "s", "body": "b"}}
@@ -210,7 +210,7 @@ def test_update_account_information_stores_the_email_before_checking_the_phone()
     assert account["name"] == "Amy"  # a name alone is refused before anything is stored
     assert outcome(env, "UpdateAccountInformation", {
         "password": "pw-amy", "new_email": "amy@new.org", "new_phone_number": "555",
-        "new_name": "Amelia"}) == (None, "The phone number format is invalid.")
+        "new_name": "Amelia"}) == (None, "The phone number is invalid.")
     assert (account["email"], account["phone"], account["name"]) == (
         "amy@new.org", "555-000-1111", "Amy")
 
@@ -231,12 +231,12 @@ def test_modify_event_checks_and_stores_field_by_field():
     assert outcome(env, "ModifyEvent", {"event_id": event_id,
                                         "new_start_time": "2023-04-03 08:00:00",
                                         "new_end_time": "2023-04-02 09:00:00"}) == (
-        None, "The end time is before the start time.")
+        None, "Start time must be before end time.")
     assert outcome(env, "ModifyEvent", {"event_id": event_id,
                                         "new_start_time": "2023-05-03 08:00:00",
                                         "new_end_time": "2023-05-03 09:00:00",
-                                        "new_location": 4}) == (
-        None, "new_location must be a string, got int.")
+                                        "new_attendees": 4}) == (
+        None, "argument of type 'int' is not iterable")
     assert (stored["start_time"], stored["end_time"]) == ("2023-05-03 08:00:00",
                                                           "2023-05-03 09:00:00")
     assert outcome(env, "QueryCalendar", {"start_time": "2023-05-04 00:00:00",

@@ -186,7 +186,8 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
             self.samples()
             convs = self._conversations
             self._truth_hashes = (final_state.TruthHashes() if convs is None
-                                  else loaded.truth(convs, self.databases, self.plugins))
+                                  else loaded.truth(convs, self.databases, self.plugins,
+                                                    strict=self.strict))
         return self._truth_hashes
 
     def environment(self, conversation: Any) -> Any:
@@ -194,7 +195,9 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         ``toolscore mcp serve`` serves, so both are one world."""
         if self.remote is not None:
             return self.remote.environment(conversation.now)
-        return make_environment(conversation, self.databases, self.plugins)
+        env = make_environment(conversation, self.databases, self.plugins)
+        env.strict = self.strict  # the checked simulator, or the reference's as it behaves
+        return env
 
     def max_concurrency(self) -> int | None:
         """An MCP server reached by URL has one state for every sample: one at a time."""

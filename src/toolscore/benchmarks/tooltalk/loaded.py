@@ -36,7 +36,7 @@ _LOCK = threading.Lock()
 _PARSED: dict[str, OrderedDict[tuple[str, ...], tuple[tuple[Any, ...], Any]]] = {}
 # ground truths, by the identities of what they were replayed from; each entry holds those
 # objects, so that their identities cannot be reused while it lives
-_TRUTH: OrderedDict[tuple[int, ...], tuple[final_state.TruthHashes, tuple[Any, ...]]] = (
+_TRUTH: OrderedDict[tuple[int | bool, ...], tuple[final_state.TruthHashes, tuple[Any, ...]]] = (
     OrderedDict())
 
 
@@ -88,12 +88,13 @@ def databases(root: Path) -> dict[str, Any]:
                  lambda: load_databases(root))
 
 
-def truth(convs: list[Conversation], dbs: dict[str, Any], plugins: list[Any]
-          ) -> final_state.TruthHashes:
+def truth(convs: list[Conversation], dbs: dict[str, Any], plugins: list[Any],
+          strict: bool = False) -> final_state.TruthHashes:
     """The ground truth's states shared by every benchmark of these very conversations,
-    databases and plugins (the objects, as returned by this module)."""
+    databases and plugins (the objects, as returned by this module) that runs the same
+    simulator (the strict one consumes a reset code, so its states differ)."""
     held = (convs, dbs, *plugins)
-    key = tuple(id(x) for x in held)
+    key = (*(id(x) for x in held), strict)
     with _LOCK:
         entry = _TRUTH.get(key)
         if entry is None:
