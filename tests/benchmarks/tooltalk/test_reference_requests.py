@@ -7,9 +7,9 @@ released data, the reference's own tool documents and system prompt (as ``openai
 holds them), requests placed where the policy's replies put them. The second runs toolscore's
 default mode against the same scripted replies and compares (``perf/tooltalk_requests.py``
 prints the whole table): every request of the reference's is sent, none other, and they are
-alike in every category (API shape, system prompt, documents, sampling fields, ground truth,
-the echo of the model's own calls), except the tool results of the policies in
-``RESULTS_DIFFER``, where the simulator still answers some argument variants otherwise.
+alike in every category: API shape, system prompt, documents, sampling fields, ground truth,
+the echo of the model's own calls, and the tool results it is shown, whatever arguments the
+model sends.
 """
 
 from __future__ import annotations
@@ -106,10 +106,6 @@ def test_fixture_is_well_formed(policy: str, turns: dict[str, Any], docs: dict[s
         assert len(steps) == calls + 1
 
 
-# The policies whose argument variants the simulator still answers otherwise than the reference
-RESULTS_DIFFER = frozenset({"int", "case", "empty", "missing"})
-
-
 @pytest.mark.parametrize("policy", POLICIES)
 def test_toolscore_sends_what_the_reference_sends(policy: str, turns: dict[str, Any],
                                                   docs: dict[str, Any], tmp_path: Path,
@@ -128,5 +124,4 @@ def test_toolscore_sends_what_the_reference_sends(policy: str, turns: dict[str, 
     assert counts["only reference"] == counts["only toolscore"] == 0
     assert counts["paired"] == counts["reference"] == counts["toolscore"] > 0
     for category in CATEGORIES:
-        if category != "results" or policy not in RESULTS_DIFFER:
-            assert counts[category] == 0, category
+        assert counts[category] == 0, category
