@@ -150,7 +150,8 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
                 **({"call_api": self.call_api} if self.call_api != "auto" else {}),
                 **({"mcp_server": self.remote.describe()} if self.remote else {}),
                 # only when not the default, so a reference run's run.json is unchanged
-                **({"protocol": self.protocol} if self.protocol != "reference" else {})}
+                **({"protocol": self.protocol} if self.protocol != "reference" else {}),
+                **({"simulator": "strict"} if self.strict else {})}
 
     # -- samples -----------------------------------------------------------------------------
     def check(self) -> None:

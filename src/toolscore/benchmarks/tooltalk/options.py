@@ -25,8 +25,10 @@ class ToolTalkOptions:
     split: Split = option("all", "Conversations: easy | hard | all.")
     tools: ToolsMode = option("all", "Tools offered: all 28 (as in the paper) | exact (those "
                               "the conversation uses) | suite (those of its plugins).")
-    strict: bool = option(False, "Fix the reference scorer's known defects (labelled); error "
-                          "types then follow the intent of ToolTalk's comment, per turn.")
+    strict: bool = option(False, "Fix the reference scorer's and simulator's known defects "
+                          "(labelled): error types follow the intent of ToolTalk's comment, "
+                          "per turn; the tools check argument types and use a reset code "
+                          "once.")
     embedder: str = option("minilm", "Text similarity for free-text arguments: minilm "
                            "(numpy, no torch) | minilm-st (sentence-transformers) | hashing.")
     max_calls_per_turn: int | None = option(

@@ -12,11 +12,11 @@ from typing import Any, Literal
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.common import (
+    check_text,
     current_user,
     find_item,
     parse_timestamp,
     random_id,
-    check_text,
     require_text,
     require_text_list,
     strict,

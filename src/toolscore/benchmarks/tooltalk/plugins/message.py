@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.common import (
-    current_user,
     check_text,
+    current_user,
     random_id,
 )
 from toolscore.benchmarks.tooltalk.plugins.email import search_items

@@ -10,10 +10,10 @@ from typing import Any
 
 from toolscore.benchmarks.tooltalk.equivalence import rule_for
 from toolscore.benchmarks.tooltalk.plugins.common import (
+    check_text,
     current_user,
     find_item,
     parse_timestamp,
-    check_text,
     random_id,
     strict,
     success,
