@@ -56,7 +56,8 @@ def _public(account: dict[str, Any]) -> dict[str, Any]:
 
 def _account(env: Environment, username: Any) -> dict[str, Any]:
     """The account of ``username``; the default simulator looks any value up, as the reference
-    does (a number is no username, a list fails: "unhashable type: 'list'")."""
+    does (a number finds no account unless one was registered under it; a list fails with
+    "unhashable type: 'list'")."""
     accounts = env.db(ACCOUNT_DB)
     if (strict(env) and not isinstance(username, str)) or username not in accounts:
         raise LookupError(UNKNOWN_USER)
