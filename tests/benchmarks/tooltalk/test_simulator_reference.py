@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import platform
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,25 @@ _spec.loader.exec_module(grid)
 
 REFERENCE = json.loads((FIXTURES / "reference.json").read_text(encoding="utf-8"))
 CASES = {case["id"]: case for case in REFERENCE["cases"]}
+# Python's own error texts vary a little between versions (3.10's re says "expected string or
+# bytes-like object" without the type); on another version than the fixture's, these parts are
+# compared without the words that vary.
+SAME_PYTHON = REFERENCE["made_with"]["python"].split()[-1].rsplit(".", 1)[0] == (
+    platform.python_version().rsplit(".", 1)[0])
+VARYING = [(re.compile(r"(expected string or bytes-like object), got '\w+'"), r"\1"),
+           (re.compile(r"cannot use '\w+' as a \w+ key \((unhashable type: '\w+')\)"), r"\1")]
+
+
+def comparable(answer: dict[str, Any]) -> dict[str, Any]:
+    if SAME_PYTHON:
+        return answer
+    results = []
+    for result in answer["results"]:
+        text = result["exception"]
+        for pattern, replacement in VARYING:
+            text = text if text is None else pattern.sub(replacement, text)
+        results.append({**result, "exception": text})
+    return {**answer, "results": results}
 
 
 def world(databases: dict[str, Any], name: str, strict: bool) -> Environment:
@@ -90,7 +111,7 @@ def test_the_grid_is_the_one_recorded():
 @pytest.mark.parametrize("case_id", sorted(CASES))
 def test_default_simulator_answers_as_the_reference(databases, case_id):
     case = CASES[case_id]
-    assert answer(databases, case, strict=False) == expected(case)
+    assert comparable(answer(databases, case, strict=False)) == comparable(expected(case))
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +123,7 @@ def strict() -> dict[str, Any]:
 def test_strict_simulator_keeps_its_checks(databases, strict, case_id):
     case = CASES[case_id]
     want = strict.get(case_id, expected(case))
-    assert answer(databases, case, strict=True) == want
+    assert comparable(answer(databases, case, strict=True)) == comparable(want)
 
 
 def ground_truth_answers(strict: bool) -> list[tuple[Any, Any]]:
