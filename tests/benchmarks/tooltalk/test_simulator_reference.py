@@ -126,6 +126,50 @@ def test_strict_simulator_keeps_its_checks(databases, strict, case_id):
     assert comparable(answer(databases, case, strict=True)) == comparable(want)
 
 
+# One case per variant class, spelled out: (case, the reference's answers, the strict
+# simulator's, where it differs). The fixture must say the same (the grid tests above hold
+# toolscore to the fixture); these say what the grid checks, in words a reader can follow.
+OK = {"status": "success"}
+CLASSES = [
+    ("code used twice", [(OK, None), (OK, None)],
+     [(OK, None), (None, "The verification code is incorrect.")]),
+    ("CurrentWeather#0 location=5", [(None, "'int' object has no attribute 'lower'")],
+     [(None, "location must be a string, got int.")]),
+    ("AddAlarm#0 time=[]", [(None, "strptime() argument 1 must be str, not list")], None),
+    ("SendEmail#0 to=\"sallee@fakemail.com\"", [(None, "s is not a valid email address.")],
+     [(None, "to must be a list of strings, got str.")]),
+    ("SearchMessages#0 query=left out",
+     [(None, "At least one of query, sender, start_date, end_date must be provided.")], "found"),
+    ("SearchInbox#2 sender=\"JOHN.CARBUGLE@FMAIL.COM\"", [({"emails": []}, None)], "found"),
+    ("SearchInbox#0 query=\"  \"", [({"emails": []}, None)], "found"),
+    ("QueryUser#0 username=\"\"", [({"users": []}, None)], None),
+    ("CreateEvent#0 event_type=\"MEETING\"", [(None, "Event type MEETING not supported.")],
+     [(None, "event_type must be one of meeting, event, got 'MEETING'.")]),
+    ("UpdateAccountInformation#0 new_email=\"\"", [(None, "The email is invalid.")],
+     [(None, "The email format is invalid.")]),
+    ("ChangePassword#0 +extra",
+     [(None, "ChangePassword.call() got an unexpected keyword argument 'extra'")], None),
+]
+
+
+@pytest.mark.parametrize("case_id, reference, strict_answers", CLASSES,
+                         ids=[c[0] for c in CLASSES])
+def test_each_variant_class(databases, strict, case_id, reference, strict_answers):
+    case = CASES[case_id]
+    pairs = [(r["response"], r["exception"]) for r in case["results"]]
+    assert pairs == reference
+    got = answer(databases, case, strict=False)["results"]
+    assert [(r["response"], r["exception"]) for r in got] == reference
+    got = answer(databases, case, strict=True)["results"]
+    if strict_answers is None:  # both simulators answer alike
+        assert case_id not in strict
+        assert [(r["response"], r["exception"]) for r in got] == reference
+    elif strict_answers == "found":  # the strict search finds something where ToolTalk's not
+        assert got[0]["exception"] is None and any(got[0]["response"].values())
+    else:
+        assert [(r["response"], r["exception"]) for r in got] == strict_answers
+
+
 def ground_truth_answers(strict: bool) -> list[tuple[Any, Any]]:
     """Every ground-truth call of the release, replayed as the protocol starts each turn, in
     the world the benchmark builds: (response, exception) in order."""
@@ -157,3 +201,18 @@ def test_both_simulators_answer_the_ground_truth_alike():
     default = ground_truth_answers(strict=False)
     assert len(default) == 266
     assert ground_truth_answers(strict=True) == default
+
+
+def test_a_user_registered_under_a_number_leaves_a_world_that_hashes(databases):
+    """ToolTalk stores the username as given: the Account and Alarm databases then hold a
+    number key beside text keys, which cannot be sorted as they are; the state hash (the
+    final-state check) must still work, and see the change."""
+    env = world(databases, "out", strict=False)
+    before = env.state_hash()
+    assert env.call("RegisterUser", {"username": 7, "password": "p", "email": "n@x.org"}
+                    ).exception is None
+    assert env.call("AddAlarm", {"time": "08:00:00"}).exception is None
+    after = env.state_hash()
+    assert after != before and env.state_hash() == after
+    env.call("DeleteAlarm", {"alarm_id": next(iter(env.db("Alarm")[7]))})
+    assert env.state_hash() not in (before, after)
