@@ -2,7 +2,9 @@
 
 Each module implements one plugin over its JSON database, reproducing the behaviour of the
 reference simulator (responses, exception texts, session rules and seeded ids), so that replaying
-a conversation's ground-truth calls gives back the recorded results.
+a conversation's ground-truth calls gives back the recorded results and any other call gets the
+answer ToolTalk's code gives it. A world whose ``Environment.strict`` is set runs a checked
+variant instead (see :mod:`.common`).
 """
 
 from __future__ import annotations
