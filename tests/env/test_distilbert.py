@@ -230,3 +230,19 @@ def test_a_file_that_fails_its_checksum_is_refused(hub: dict, tmp_path: Path, na
         get_embedder("sent2vec-distilbert").embed(["x"])
     assert not distilbert_files.cached_dir().exists()
     assert not list(tmp_path.glob("**/*.partial"))  # nothing half-downloaded left behind
+
+
+@pytest.mark.parametrize(("embedder", "says"), [
+    ("minilm", "minilm (all-MiniLM-L6-v2), a substitute for the reference's sent2vec DistilBERT"),
+    ("minilm-st", "a substitute for the reference's sent2vec DistilBERT"),
+    ("sent2vec-distilbert", "sent2vec-distilbert, the reference's embedder (sent2vec, "
+                            "DistilBERT [CLS])"),
+    ("hashing", "NOT semantic"),
+])
+def test_the_tooltalk_report_names_the_embedder_against_the_reference(embedder: str,
+                                                                       says: str) -> None:
+    from toolscore.report.tables import summary_lines
+
+    lines = [line for line in summary_lines("tooltalk", {"embedder": embedder})
+             if line.startswith("text similarity: ")]
+    assert len(lines) == 1 and says in lines[0]

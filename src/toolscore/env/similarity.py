@@ -284,6 +284,21 @@ def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
         raise ValueError(f"unknown embedder {name!r}; choose one of {sorted(EMBEDDERS)}") from None
 
 
+def embedder_note(name: str) -> str:
+    """One line for a report: the embedder a run scored free text with, and how it stands to
+    the sent2vec DistilBERT vector ToolTalk's reference scorer uses."""
+    key = name.partition(":")[0]
+    if key == "sent2vec-distilbert":
+        return f"text similarity: {name}, the reference's embedder (sent2vec, DistilBERT [CLS])"
+    if key in ("minilm", "minilm-st"):
+        return (f"text similarity: {name} (all-MiniLM-L6-v2), a substitute for the reference's "
+                "sent2vec DistilBERT: free-text matches near the threshold may differ "
+                "(--embedder sent2vec-distilbert for the reference's)")
+    if key == "hashing":
+        return f"text similarity: {name}, NOT semantic (character n-grams): a paraphrase scores low"
+    return f"text similarity: {name}, not the reference's sent2vec DistilBERT"
+
+
 class Similarity:
     """``similarity(a, b)``: cosine of the two texts' embeddings, 0.0 unless both are strings
     (ToolTalk scores a null prediction 0). Identical strings score 1.0 without embedding.

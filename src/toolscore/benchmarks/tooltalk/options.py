@@ -30,7 +30,10 @@ class ToolTalkOptions:
                           "per turn; the tools check argument types and use a reset code "
                           "once.")
     embedder: str = option("minilm", "Text similarity for free-text arguments: minilm "
-                           "(numpy, no torch) | minilm-st (sentence-transformers) | hashing.")
+                           "(numpy, no torch) | minilm-st (sentence-transformers) | "
+                           "sent2vec-distilbert[:DIR] (the reference's DistilBERT, numpy; "
+                           "weights from DIR, $TOOLSCORE_DISTILBERT_DIR or a pinned download) "
+                           "| hashing.")
     max_calls_per_turn: int | None = option(
         None, "Stop a turn after this many tool calls (default: a safety cap of 100, "
         "reported when hit, as ToolTalk's runner has no limit; strict mode 10).")

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from toolscore.benchmarks.base import Breakdown, Column, IntervalMetric
+from toolscore.env.similarity import embedder_note
 
 NO_CALL = "(no call)"
 NO_TRUTH = "(not expected)"
@@ -267,6 +268,8 @@ def error_lines(metrics: dict[str, Any]) -> list[str]:
                          "as the ground truth does")
     if metrics.get("protocol") == "free-running":
         lines.insert(0, FREE_RUNNING_NOTE)
+    if metrics.get("embedder"):
+        lines.append(embedder_note(str(metrics["embedder"])))
     # what the model was sent, where it departs from or follows the reference's runner
     for key, name in (("prompt_source", "system prompt"), ("documents_source", "tool documents"),
                       ("sampling", "sampling"), ("turn_protocol", "turns")):
