@@ -183,8 +183,9 @@ def _git_blob(data: bytes) -> str:
 
 @pytest.fixture
 def hub(model_dir: Path) -> Iterator[dict]:
-    """Serves the model folder at ``/<repo>/resolve/<revision>/<file>`` with the hub's headers:
-    ``X-Linked-Etag`` (sha256) for the weights, ``ETag`` (git blob id) for the small files."""
+    """Serves the model folder as the hub does: at ``/<repo>/resolve/<revision>/<file>``, the
+    small files with their git blob id as ``ETag``; the weights by a redirect that carries their
+    sha256 (``X-Linked-Etag``) to a "CDN" path whose own ``ETag`` is no checksum."""
     state: dict = {"files": {n: (model_dir / n).read_bytes() for n in distilbert_files.FILES},
                    "requests": []}
     prefix = f"/{distilbert_files.REPO}/resolve/{distilbert_files.REVISION}/"
@@ -192,17 +193,22 @@ def hub(model_dir: Path) -> Iterator[dict]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the handler's API
             state["requests"].append(self.path)
-            name = self.path.removeprefix(prefix)
-            if not self.path.startswith(prefix) or name not in state["files"]:
+            name = self.path.removeprefix(prefix).removeprefix("/cdn/")
+            if name not in state["files"] or self.path not in (prefix + name, "/cdn/" + name):
                 self.send_error(404)
                 return
-            data = state["files"][name]
             real = (model_dir / name).read_bytes()
-            self.send_response(200)
-            if name == "model.safetensors":
+            if self.path == prefix + "model.safetensors":
+                self.send_response(302)
                 self.send_header("X-Linked-Etag", f'"{hashlib.sha256(real).hexdigest()}"')
-            else:
-                self.send_header("ETag", f'"{_git_blob(real)}"')
+                self.send_header("Location", "/cdn/model.safetensors")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            data = state["files"][name]
+            self.send_response(200)
+            self.send_header("ETag", '"d41d8cd98f00b204-2"' if name == "model.safetensors"
+                             else f'"{_git_blob(real)}"')
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -233,9 +239,10 @@ def test_first_use_downloads_the_pinned_files_once(hub: dict, tmp_path: Path,
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["revision"] == distilbert_files.REVISION
     assert manifest["sha256"]["vocab.txt"] == distilbert_files.PINS["vocab.txt"]
-    assert len(hub["requests"]) == len(distilbert_files.FILES)
+    assert len(hub["requests"]) == len(distilbert_files.FILES) + 1  # and the redirect
+    assert "/cdn/model.safetensors" in hub["requests"]
     get_embedder("sent2vec-distilbert").embed(["again"])  # from the cache: no request
-    assert len(hub["requests"]) == len(distilbert_files.FILES)
+    assert len(hub["requests"]) == len(distilbert_files.FILES) + 1
 
 
 @needs_vocab

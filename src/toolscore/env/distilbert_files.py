@@ -120,14 +120,29 @@ def fetch(target: Path) -> Path:
     return target
 
 
-def _download_into(partial: Path, timeout: float = 120.0) -> None:
-    import urllib.request  # only to download
+def _opener(seen: list[Any]) -> Any:
+    """An opener that follows redirects and appends each redirect's headers to ``seen``: the
+    hub answers a large file's request with a redirect to a CDN, and only that first answer
+    carries the file's sha256 (``X-Linked-Etag``)."""
+    import urllib.request
 
+    class KeepHeaders(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                             newurl: str) -> Any:
+            seen.append(headers)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return urllib.request.build_opener(KeepHeaders)
+
+
+def _download_into(partial: Path, timeout: float = 120.0) -> None:
     manifest: dict[str, Any] = {"repo": REPO, "revision": REVISION, "sha256": {}}
     for name in FILES:
         url = f"{endpoint()}/{REPO}/resolve/{REVISION}/{name}"
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
-            declared = _declared(response.headers)
+        seen: list[Any] = []
+        with _opener(seen).open(url, timeout=timeout) as response:
+            seen.append(response.headers)  # the hub's own answer first, the CDN's last
+            declared = next(filter(None, map(_declared, seen)), None)
             with open(partial / name, "wb") as out:
                 shutil.copyfileobj(response, out, 1 << 20)
         sha256 = _file_digest(partial / name, "sha256")
