@@ -148,7 +148,7 @@ def test_pinned_model_has_one_name_and_missing_files_say_how_to_get_them(
     monkeypatch.setenv(distilbert_files.ENV_DIR, str(tmp_path / "empty"))
     (tmp_path / "empty").mkdir()
     with pytest.raises(EmbedderUnavailable, match=r"empty: config.json, vocab.txt, "
-                       r"model.safetensors missing"):
+                       r"model.safetensors or pytorch_model.bin missing"):
         get_embedder("sent2vec-distilbert").embed(["x"])
 
 

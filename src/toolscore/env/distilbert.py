@@ -9,12 +9,13 @@ vector is the last hidden state at ``[CLS]`` (position 0), float32, not normalis
 calls it one text at a time, so no text ever sees padding.
 
 This module computes that vector from the standard Hugging Face files of the model
-(``config.json``, ``vocab.txt``, optional ``tokenizer_config.json``, ``model.safetensors``)
-with numpy and ``tokenizers`` only. Texts are batched for speed with padding masked out, which
-gives each text's unpadded vector (sent2vec's own multi-text call pads with id 0 and no mask;
-ToolTalk never makes one). One difference is forced: a text over the model's 512 positions
-makes the reference fail (the position table has no row for it); here it is truncated, as
-transformers' ``truncation=True`` would (the first 510 pieces, then ``[SEP]``).
+(``config.json``, ``vocab.txt``, optional ``tokenizer_config.json``, ``model.safetensors`` or
+else ``pytorch_model.bin``) with numpy and ``tokenizers`` only. Texts are batched for speed
+with padding masked out, which gives each text's unpadded vector (sent2vec's own multi-text
+call pads with id 0 and no mask; ToolTalk never makes one). One difference is forced: a text
+over the model's 512 positions makes the reference fail (the position table has no row for
+it); here it is truncated, as transformers' ``truncation=True`` would (the first 510 pieces,
+then ``[SEP]``).
 
 Agreement with sent2vec run by transformers on a random-weight model is checked by
 ``tests/env/test_distilbert.py`` against fixtures made by
@@ -41,8 +42,10 @@ from toolscore.env.minilm import (
 
 #: DistilBERT's LayerNorm epsilon: a constant of the architecture, not in config.json.
 LAYER_NORM_EPS = 1e-12
-#: Files the encoder reads from a model folder (the tokenizer's configuration is optional).
-REQUIRED_FILES = ("config.json", "vocab.txt", "model.safetensors")
+#: Files the encoder reads from a model folder (the tokenizer's configuration is optional),
+#: and the weights, either file (safetensors first: it is read without unpickling anything).
+REQUIRED_FILES = ("config.json", "vocab.txt")
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
@@ -123,8 +126,17 @@ class DistilBertEncoder:
         """The encoder's tensors under their ``DistilBertModel`` names: the hub's file is
         saved from the masked-LM model, whose names carry a ``distilbert.`` prefix and which
         has a prediction head this vector does not use."""
-        path = self.model_dir / "model.safetensors"
-        tensors = read_safetensors(path)
+        path = next((self.model_dir / n for n in WEIGHT_FILES
+                     if (self.model_dir / n).is_file()), self.model_dir / WEIGHT_FILES[0])
+        if path.suffix == ".bin":
+            from toolscore.env.torch_checkpoint import CheckpointError, read_torch_checkpoint
+
+            try:
+                tensors = read_torch_checkpoint(path)
+            except CheckpointError as e:
+                raise ModelFormatError(str(e)) from None
+        else:
+            tensors = read_safetensors(path)
         w = {k.removeprefix("distilbert."): v for k, v in tensors.items()}
         wanted = ["embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
                   "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias"]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.data import cache_root
-from toolscore.env.distilbert import REQUIRED_FILES
+from toolscore.env.distilbert import REQUIRED_FILES, WEIGHT_FILES
 
 REPO = "distilbert/distilbert-base-uncased"
 #: A commit of the model's repository on the hub: files resolved at a commit never change.
@@ -35,7 +35,8 @@ PINS: dict[str, str] = {
     "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
 }
 ENV_DIR = "TOOLSCORE_DISTILBERT_DIR"
-HOW_TO_GET = (f"download config.json, vocab.txt and model.safetensors of {REPO} (revision "
+HOW_TO_GET = (f"download config.json, vocab.txt and model.safetensors (or pytorch_model.bin) "
+              f"of {REPO} (revision "
               f"{REVISION[:12]}) into a folder and pass --embedder sent2vec-distilbert:DIR "
               f"(or set {ENV_DIR}=DIR)")
 
@@ -55,8 +56,16 @@ def cached_dir() -> Path:
     return cache_root() / "models" / REPO.replace("/", "--") / REVISION
 
 
+def missing_files(folder: Path) -> list[str]:
+    """What a model folder lacks: required files, and the weights in either format."""
+    missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
+    if not any((folder / name).is_file() for name in WEIGHT_FILES):
+        missing.append(" or ".join(WEIGHT_FILES))
+    return missing
+
+
 def complete(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in REQUIRED_FILES)
+    return not missing_files(folder)
 
 
 def locate(path: str | None = None, *, download: bool = True) -> Path:
@@ -64,8 +73,8 @@ def locate(path: str | None = None, *, download: bool = True) -> Path:
     given = path or os.environ.get(ENV_DIR)
     if given:
         folder = Path(given).expanduser()
-        if not complete(folder):
-            missing = [n for n in REQUIRED_FILES if not (folder / n).is_file()]
+        missing = missing_files(folder)
+        if missing:
             raise ModelFilesMissing(f"{folder}: {', '.join(missing)} missing; {HOW_TO_GET}")
         return folder
     folder = cached_dir()
