@@ -19,9 +19,10 @@ from toolscore.env.torch_checkpoint import CheckpointError, read_torch_checkpoin
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "sent2vec_distilbert"
 
 
-def test_tensors_equal_what_torch_saved() -> None:
+@pytest.mark.parametrize("name", ["checkpoint.bin", "checkpoint_legacy.bin"])
+def test_tensors_equal_what_torch_saved(name: str) -> None:
     expected = json.loads((FIXTURES / "checkpoint.json").read_text())
-    tensors = read_torch_checkpoint(FIXTURES / "checkpoint.bin")
+    tensors = read_torch_checkpoint(FIXTURES / name)
     assert list(tensors) == list(expected)
     for name, want in expected.items():
         got = tensors[name]
@@ -46,10 +47,14 @@ def test_a_file_naming_other_callables_is_not_run(tmp_path: Path) -> None:
 
 
 def test_other_files_are_refused_in_one_line(tmp_path: Path) -> None:
-    legacy = tmp_path / "old.bin"
-    legacy.write_bytes(pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2))  # the old magic
-    with pytest.raises(CheckpointError, match=r"old.bin: not a zip archive .*model.safetensors"):
-        read_torch_checkpoint(legacy)
+    other = tmp_path / "other.bin"
+    other.write_bytes(pickle.dumps(7, protocol=2) * 3)
+    with pytest.raises(CheckpointError, match=r"other.bin: neither a zip archive nor torch"):
+        read_torch_checkpoint(other)
+    legacy = (FIXTURES / "checkpoint_legacy.bin").read_bytes()
+    (tmp_path / "short.bin").write_bytes(legacy[:-3])
+    with pytest.raises(CheckpointError, match=r"short.bin: storage \d+ is cut short"):
+        read_torch_checkpoint(tmp_path / "short.bin")
     with pytest.raises(CheckpointError, match=r"cut.bin: unreadable checkpoint"):
         read_torch_checkpoint(_archive(tmp_path / "cut.bin", b"\x80\x02"))  # a pickle cut short
     buffer = io.BytesIO()

@@ -1,12 +1,15 @@
 """The tensors of a ``pytorch_model.bin`` as numpy arrays, without torch and without running
 anything the file names.
 
-Model folders made before safetensors hold their weights only as ``torch.save`` output: a zip
-archive with a pickle (``data.pkl``) describing each tensor (a storage, an offset, a shape,
-strides) and one raw little-endian file per storage (``data/<key>``). Unpickling such a file
-with ``pickle`` would run whatever callables it names, so this reader resolves only the few
-names a state dict uses (an ordered dict, the tensor rebuild functions, the storage types) and
-refuses any other. The pre-2020 format (not a zip archive) is refused with the way out.
+Model folders made before safetensors hold their weights only as ``torch.save`` output, in one
+of two layouts: since torch 1.6 a zip archive with a pickle (``data.pkl``) describing each
+tensor (a storage, an offset, a shape, strides) and one raw little-endian file per storage
+(``data/<key>``); before it (the layout of many files on the hub saved in 2019-2020) a stream
+of pickles - a magic number, a protocol version, the system's description, the tensors'
+description, the list of storage keys - followed by each storage's element count and bytes.
+Unpickling either with ``pickle`` would run whatever callables it names, so this reader
+resolves only the few names a state dict uses (an ordered dict, the tensor rebuild functions,
+the storage types) and refuses any other file.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import pickle
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -23,6 +26,7 @@ import numpy as np
 STORAGE_DTYPES = {"FloatStorage": "<f4", "HalfStorage": "<f2", "DoubleStorage": "<f8",
                   "LongStorage": "<i8", "IntStorage": "<i4", "ShortStorage": "<i2",
                   "CharStorage": "i1", "ByteStorage": "u1", "BoolStorage": "?"}
+LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 
 
 class CheckpointError(ValueError):
@@ -34,34 +38,51 @@ class _StorageType:
         self.dtype = np.dtype(STORAGE_DTYPES[name])
 
 
-def _rebuild_tensor(storage: np.ndarray, offset: int, size: tuple[int, ...],
-                    stride: tuple[int, ...], *_ignored: Any) -> np.ndarray:
-    """A tensor is a strided view into its storage (counted in elements)."""
-    if not size:
-        return np.array(storage[offset])
-    needed = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True)) + 1
-    if min(size) > 0 and needed > storage.size:
-        raise CheckpointError(f"a tensor of shape {size} runs past its storage")
-    item = storage.itemsize
-    view = np.lib.stride_tricks.as_strided(storage[offset:], shape=size,
-                                           strides=[s * item for s in stride])
-    return np.array(view)  # its own memory: a view may overlap others of the same storage
+class _Storage:
+    """A storage whose bytes may come after the pickle that refers to it (the old layout)."""
+
+    def __init__(self, dtype: np.dtype, numel: int) -> None:
+        self.dtype, self.numel = dtype, numel
+        self.data: np.ndarray | None = None
 
 
-def _rebuild_parameter(data: np.ndarray, *_ignored: Any) -> np.ndarray:
+class _Tensor:
+    """A tensor to cut from its storage once every storage has its bytes."""
+
+    def __init__(self, storage: _Storage, offset: int, size: tuple[int, ...],
+                 stride: tuple[int, ...], *_ignored: Any) -> None:
+        self.storage, self.offset, self.size, self.stride = storage, offset, size, stride
+
+    def array(self) -> np.ndarray:
+        data = self.storage.data
+        if data is None:
+            raise CheckpointError("a tensor's storage has no data")
+        if not self.size:
+            return np.array(data[self.offset])
+        last = self.offset + sum((n - 1) * s for n, s in zip(self.size, self.stride,
+                                                             strict=True))
+        if min(self.size) > 0 and last >= data.size:
+            raise CheckpointError(f"a tensor of shape {self.size} runs past its storage")
+        view = np.lib.stride_tricks.as_strided(data[self.offset:], shape=self.size,
+                                               strides=[s * data.itemsize for s in self.stride])
+        return np.array(view)  # its own memory: views of one storage may overlap
+
+
+def _parameter(data: _Tensor, *_ignored: Any) -> _Tensor:
     return data
 
 
 _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
-            ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor,
-            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
+            ("torch._utils", "_rebuild_tensor_v2"): _Tensor,
+            ("torch._utils", "_rebuild_tensor"): _Tensor,
+            ("torch._utils", "_rebuild_parameter"): _parameter}
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: Any, archive: zipfile.ZipFile, root: str, path: Path) -> None:
+    def __init__(self, file: BinaryIO, path: Path) -> None:
         super().__init__(file)
-        self.archive, self.root, self.path = archive, root, path
-        self.storages: dict[str, np.ndarray] = {}
+        self.path = path
+        self.storages: dict[str, _Storage] = {}
 
     def find_class(self, module: str, name: str) -> Any:
         if module == "torch" and name in STORAGE_DTYPES:
@@ -72,39 +93,69 @@ class _Unpickler(pickle.Unpickler):
                                   "file does not need: not read")
         return found
 
-    def persistent_load(self, pid: Any) -> np.ndarray:
-        if not (isinstance(pid, tuple) and pid and pid[0] == "storage"
-                and isinstance(pid[1], _StorageType)):
-            raise CheckpointError(f"{self.path}: unknown storage reference {pid!r:.80}")
-        kind, key = pid[1], str(pid[2])
+    def persistent_load(self, pid: Any) -> _Storage:
+        # ("storage", type, key, location, numel[, view]): a view into another storage is
+        # an old-layout feature state dicts do not use.
+        if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"
+                and isinstance(pid[1], _StorageType) and (len(pid) == 5 or pid[5] is None)):
+            raise CheckpointError(f"{self.path}: unsupported storage reference {pid!r:.80}")
+        key = str(pid[2])
         if key not in self.storages:
-            raw = self.archive.read(f"{self.root}/data/{key}")
-            self.storages[key] = np.frombuffer(raw, dtype=kind.dtype)
+            self.storages[key] = _Storage(pid[1].dtype, int(pid[4]))
         return self.storages[key]
 
 
+def _from_zip(path: Path) -> tuple[Any, dict[str, _Storage]]:
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        pickles = [n for n in names if n.endswith("/data.pkl")]
+        if len(pickles) != 1:
+            raise CheckpointError(f"{path}: expected one data.pkl, found {len(pickles)}")
+        root = pickles[0].removesuffix("/data.pkl")
+        if f"{root}/byteorder" in names and archive.read(f"{root}/byteorder") != b"little":
+            raise CheckpointError(f"{path}: big-endian storages are not supported")
+        with archive.open(pickles[0]) as f:
+            unpickler = _Unpickler(f, path)
+            state = unpickler.load()
+        for key, storage in unpickler.storages.items():
+            storage.data = np.frombuffer(archive.read(f"{root}/data/{key}"), dtype=storage.dtype)
+    return state, unpickler.storages
+
+
+def _from_stream(path: Path) -> tuple[Any, dict[str, _Storage]]:
+    with open(path, "rb") as f:
+        header = [_Unpickler(f, path).load() for _ in range(3)]
+        if header[0] != LEGACY_MAGIC or not isinstance(header[2], dict):
+            raise CheckpointError(f"{path}: neither a zip archive nor torch.save's older "
+                                  "format: not a checkpoint")
+        if not header[2].get("little_endian", True):
+            raise CheckpointError(f"{path}: big-endian storages are not supported")
+        unpickler = _Unpickler(f, path)
+        state = unpickler.load()
+        for key in _Unpickler(f, path).load():
+            storage = unpickler.storages[str(key)]
+            numel = int.from_bytes(f.read(8), "little")
+            raw = f.read(numel * storage.dtype.itemsize)
+            if numel != storage.numel or len(raw) != numel * storage.dtype.itemsize:
+                raise CheckpointError(f"{path}: storage {key} is cut short or mislabelled")
+            storage.data = np.frombuffer(raw, dtype=storage.dtype)
+    return state, unpickler.storages
+
+
 def read_torch_checkpoint(path: Path) -> dict[str, np.ndarray]:
-    """The state dict in ``path`` (``torch.save``'s zip format) as name -> array."""
+    """The state dict in ``path`` (either of ``torch.save``'s formats) as name -> array."""
     path = Path(path)
-    if not zipfile.is_zipfile(path):
-        raise CheckpointError(f"{path}: not a zip archive (torch.save's format before torch "
-                              "1.6, or not a checkpoint): convert it to model.safetensors")
     try:
-        with zipfile.ZipFile(path) as archive:
-            pickles = [n for n in archive.namelist() if n.endswith("/data.pkl")]
-            if len(pickles) != 1:
-                raise CheckpointError(f"{path}: expected one data.pkl, found {len(pickles)}")
-            root = pickles[0].removesuffix("/data.pkl")
-            if f"{root}/byteorder" in archive.namelist() and archive.read(
-                    f"{root}/byteorder").strip() != b"little":
-                raise CheckpointError(f"{path}: big-endian storages are not supported")
-            with archive.open(pickles[0]) as f:
-                state = _Unpickler(f, archive, root, path).load()
+        state, _ = _from_zip(path) if zipfile.is_zipfile(path) else _from_stream(path)
+        if not isinstance(state, dict) or not all(isinstance(v, _Tensor)
+                                                  for v in state.values()):
+            raise CheckpointError(f"{path}: not a state dict of tensors")
+        return {str(k): v.array() for k, v in state.items()}
+    except CheckpointError as e:
+        message = str(e)
+        raise CheckpointError(message if message.startswith(str(path))
+                              else f"{path}: {message}") from None
     except (KeyError, OSError, EOFError, pickle.UnpicklingError, zipfile.BadZipFile,
-            TypeError, ValueError) as e:
-        if isinstance(e, CheckpointError):
-            raise
-        raise CheckpointError(f"{path}: unreadable checkpoint ({e})") from None
-    if not isinstance(state, dict) or not all(isinstance(v, np.ndarray) for v in state.values()):
-        raise CheckpointError(f"{path}: not a state dict of tensors")
-    return dict(state)
+            TypeError, ValueError, IndexError, AttributeError) as e:
+        raise CheckpointError(f"{path}: unreadable checkpoint ({type(e).__name__}: "
+                              f"{str(e)[:120]})") from None
