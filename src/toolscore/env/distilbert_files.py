@@ -1,8 +1,9 @@
 """Where the files of ``distilbert-base-uncased`` (ToolTalk's reference embedder) come from.
 
 Lookup order: the folder the user names (``--embedder sent2vec-distilbert:DIR``), then
-``$TOOLSCORE_DISTILBERT_DIR``, then the user cache (``~/.cache/toolscore/models/...``), then a
-download from the Hugging Face hub at a pinned revision into that cache. The weights are not
+``$TOOLSCORE_DISTILBERT_DIR``, then the user cache (``~/.cache/toolscore/models/...``), then
+the Hugging Face clients' cache (where running ToolTalk's own scorer put it), then a download
+from the Hugging Face hub at a pinned revision into toolscore's cache. The weights are not
 a dependency of the package (268 MB, and no PyPI package ships them), so they are fetched once
 on first use, or put in place by hand where there is no network.
 
@@ -56,6 +57,34 @@ def cached_dir() -> Path:
     return cache_root() / "models" / REPO.replace("/", "--") / REVISION
 
 
+def hf_cache_snapshot() -> Path | None:
+    """The model as the Hugging Face clients cached it (where ToolTalk's own scorer, through
+    sent2vec and transformers, left it): the pinned revision's snapshot if complete, else the
+    newest complete one. ``HF_HUB_CACHE``, ``HF_HOME``/hub or ``~/.cache/huggingface/hub``."""
+    hub = os.environ.get("HF_HUB_CACHE") or str(
+        Path(os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface") / "hub")
+    snapshots = [Path(hub) / f"models--{name.replace('/', '--')}" / "snapshots"
+                 for name in (REPO, REPO.split("/")[-1])]  # the repository's old name too
+    for base in snapshots:
+        if complete(base / REVISION):
+            return base / REVISION
+    found = [d for base in snapshots if base.is_dir() for d in base.iterdir() if complete(d)]
+    return max(found, key=lambda d: d.stat().st_mtime) if found else None
+
+
+def pinned(folder: Path) -> bool:
+    """Whether ``folder`` holds the pinned revision: the download's own folder (its manifest
+    names it) or the hub clients' snapshot of that revision."""
+    if folder.name == REVISION and folder.parent.name == "snapshots":
+        return True
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        return (manifest.get("revision") == REVISION
+                and all(manifest["sha256"].get(k) == v for k, v in PINS.items()))
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        return False
+
+
 def missing_files(folder: Path) -> list[str]:
     """What a model folder lacks: required files, and the weights in either format."""
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
@@ -80,6 +109,9 @@ def locate(path: str | None = None, *, download: bool = True) -> Path:
     folder = cached_dir()
     if complete(folder):
         return folder
+    found = hf_cache_snapshot()
+    if found is not None:
+        return found
     if not download or os.environ.get("HF_HUB_OFFLINE") == "1":
         raise ModelFilesMissing(f"the sent2vec-distilbert embedder needs {REPO}'s files (not "
                                 f"in {folder}, downloads are off): {HOW_TO_GET}")

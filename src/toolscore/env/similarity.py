@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import threading
 from collections.abc import Iterable
@@ -216,8 +215,12 @@ class Sent2VecDistilBertEmbedder:
         # The pinned model has one id wherever its files are; other weights are named by folder.
         self.name = (f"sent2vec/{distilbert_files.REPO.split('/')[-1]}@"
                      f"{distilbert_files.REVISION[:12]}")
-        if self.path and not _same_files(Path(self.path), distilbert_files.PINS):
-            self.name = f"sent2vec/distilbert:{Path(self.path).expanduser().resolve()}"
+        try:
+            folder = distilbert_files.locate(self.path, download=False)
+        except distilbert_files.ModelFilesMissing:  # an error on load, or a download then
+            folder = Path(self.path) if self.path else None
+        if folder is not None and not distilbert_files.pinned(folder):
+            self.name = f"sent2vec/distilbert:{folder.expanduser().resolve()}"
         self._encoder: Any = None
         self._lock = threading.Lock()
 
@@ -241,19 +244,6 @@ class Sent2VecDistilBertEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self.load().encode([clean_text(t) for t in texts])
-
-
-def _same_files(folder: Path, pins: dict[str, str]) -> bool:
-    """Whether a user's folder holds the pinned model: its ``manifest.json`` (written by the
-    pinned download) names the pinned revision."""
-    try:
-        from toolscore.env import distilbert_files
-
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        return (manifest.get("revision") == distilbert_files.REVISION
-                and all(manifest["sha256"].get(k) == v for k, v in pins.items()))
-    except (OSError, ValueError, KeyError, AttributeError, TypeError):
-        return False
 
 
 def _quiet_transformers() -> None:
