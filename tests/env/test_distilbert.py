@@ -162,6 +162,10 @@ def test_a_folder_of_another_model_is_refused(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text('{"model_type": "bert", "activation": "gelu"}')
     with pytest.raises(ModelFormatError, match="config.json: model_type/activation"):
         DistilBertEncoder(tmp_path)
+    (tmp_path / "vocab.txt").write_text("[PAD]\n")
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(EmbedderUnavailable, match="config.json: model_type/activation"):
+        get_embedder(f"sent2vec-distilbert:{tmp_path}").embed(["x"])  # one line, exit 2
 
 
 @needs_vocab

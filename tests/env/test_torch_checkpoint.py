@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import pickletools
 import zipfile
 from pathlib import Path
 
@@ -41,9 +42,17 @@ def _archive(path: Path, payload: bytes) -> Path:
 
 
 def test_a_file_naming_other_callables_is_not_run(tmp_path: Path) -> None:
-    path = _archive(tmp_path / "evil.bin", pickle.dumps({"w": print}, protocol=2))
-    with pytest.raises(CheckpointError, match=r"evil.bin: refers to __builtin__.print"):
+    marker = tmp_path / "ran"
+    command = f"touch {marker}".encode()
+    # {"w": os.system(command)} as opcodes: what unpickling with pickle would run
+    payload = (b"\x80\x02}X\x01\x00\x00\x00wcos\nsystem\nX"
+               + len(command).to_bytes(4, "little") + command + b"\x85Rs.")
+    opcodes = [(op.name, arg) for op, arg, _ in pickletools.genops(payload)]
+    assert ("GLOBAL", "os system") in opcodes and ("REDUCE", None) in opcodes
+    path = _archive(tmp_path / "evil.bin", payload)
+    with pytest.raises(CheckpointError, match=r"evil.bin: refers to os.system"):
         read_torch_checkpoint(path)
+    assert not marker.exists()
 
 
 def test_other_files_are_refused_in_one_line(tmp_path: Path) -> None:

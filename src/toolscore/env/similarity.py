@@ -203,7 +203,8 @@ class Sent2VecDistilBertEmbedder:
     """ToolTalk's reference embedder: sent2vec's vector (DistilBERT's last hidden state at
     ``[CLS]``) of ``distilbert-base-uncased``, computed in numpy (``env/distilbert.py``). The
     weights come from ``DIR`` in ``sent2vec-distilbert:DIR``, ``$TOOLSCORE_DISTILBERT_DIR``,
-    the user cache, or a pinned download (``env/distilbert_files.py``)."""
+    toolscore's cache, the Hugging Face cache, or a pinned download
+    (``env/distilbert_files.py``); a folder that is not such a model is refused in one line."""
 
     semantic = True
     backend = "numpy"
@@ -228,15 +229,14 @@ class Sent2VecDistilBertEmbedder:
         with self._lock:
             if self._encoder is None:
                 from toolscore.env import distilbert_files
+                from toolscore.env.distilbert import DistilBertEncoder, ModelFormatError
 
                 try:
                     folder = distilbert_files.locate(self.path)
-                    from toolscore.env.distilbert import DistilBertEncoder
-
                     self._encoder = DistilBertEncoder(folder)
-                except distilbert_files.ModelFilesMissing as e:
+                except (distilbert_files.ModelFilesMissing, ModelFormatError) as e:
                     raise EmbedderUnavailable(str(e)) from None
-                except ImportError as e:
+                except ImportError as e:  # tokenizers, imported when the encoder is built
                     raise EmbedderUnavailable(
                         f"the 'sent2vec-distilbert' embedder needs {e.name or e} (missing): "
                         "pip install 'toolscore[embed]'") from None
