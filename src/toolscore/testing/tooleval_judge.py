@@ -1,0 +1,94 @@
+"""A scripted ToolEval judge for the fake OpenAI server: the same replies to ToolBench's own
+evaluator and to toolscore's, so their requests and decisions can be compared one by one.
+
+Its verdicts depend only on what a request shows the judge, never on the wording around it:
+markers written into the answers and queries reach every branch on purpose, and an ordinary
+input (no marker) gets a verdict drawn from a hash of the request's user text, so inputs that
+differ by one byte can get different verdicts. It answers in the shape it was asked in: a legacy
+``function_call`` to a ``functions`` request, a ``tool_calls`` reply to a ``tools`` request.
+
+- ``check_answer_status`` / ``parse_answer_status``: "#solved" -> Solved, "#unsure" -> Unsure
+  (first look only), "#later-solved" -> Solved and "#still-unsure" -> Unsure (second look),
+  "#unsolved" -> Unsolved;
+- ``check_task_solvable``: "#unsolvable" -> Unsolvable, "#unsure-task" -> Unsure,
+  "#solvable" -> Solvable;
+- ``select_better_answer``: the answer holding "#best" (counted by the answers' JSON
+  ``"final_answer"`` keys before it); with none, or both, a hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from toolscore.testing.responders import reply_to_completion
+from toolscore.types import Message, ToolCall
+
+ANSWER = {"check_answer_status": (("#solved", "Solved"), ("#unsure", "Unsure"),
+                                  ("#unsolved", "Unsolved")),
+          "parse_answer_status": (("#later-solved", "Solved"), ("#still-unsure", "Unsure"),
+                                  ("#unsolved", "Unsolved")),
+          "check_task_solvable": (("#unsolvable", "Unsolvable"), ("#unsure-task", "Unsure"),
+                                  ("#solvable", "Solvable"))}
+LABELS = {"check_answer_status": ("answer_status", ("Solved", "Unsolved", "Unsure")),
+          "parse_answer_status": ("answer_status", ("Solved", "Unsolved", "Unsure")),
+          "check_task_solvable": ("task_status", ("Solvable", "Unsolvable", "Unsure"))}
+
+
+def asked_function(request: dict[str, Any]) -> str:
+    """The function a judge request forces (either API shape)."""
+    if "functions" in request:
+        choice = request.get("function_call") or {}
+        return str(choice.get("name") if isinstance(choice, dict) else
+                   request["functions"][0]["name"])
+    return str(request["tools"][0]["function"]["name"])
+
+
+def user_text(request: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in request["messages"]
+                     if m.get("role") == "user")
+
+
+def _draw(text: str, n: int) -> int:
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) % n
+
+
+def preferred_index(text: str) -> int:
+    """Which shown answer holds "#best" (0 or 1); a hash when neither or both do."""
+    starts = [i for i in range(len(text)) if text.startswith('"final_answer": ', i)]
+    marks = [i for i in range(len(text)) if text.startswith("#best", i)]
+    holders = {sum(1 for s in starts if s < m) - 1 for m in marks}
+    holders.discard(-1)
+    return holders.pop() if len(holders) == 1 else _draw(text, 2)
+
+
+def verdict(function: str, text: str) -> dict[str, Any]:
+    """The arguments the scripted judge calls ``function`` with, given the user text."""
+    if function == "select_better_answer":
+        return {"reason": "scripted", "index": preferred_index(text)}
+    key, labels = LABELS[function]
+    for marker, label in ANSWER[function]:
+        if marker in text:
+            return {"reason": "scripted", key: label}
+    return {"reason": "scripted", key: labels[_draw(text, len(labels))]}
+
+
+class ScriptedToolEvalJudge:
+    """The responder; ``requests`` keeps every request body in arrival order."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
+        function = asked_function(request)
+        arguments = json.dumps(verdict(function, user_text(request)))
+        if "functions" in request:
+            body = reply_to_completion(Message(role="assistant", content=None), prompt_tokens=5)
+            choice = body["choices"][0]
+            choice["message"]["function_call"] = {"name": function, "arguments": arguments}
+            choice["finish_reason"] = "function_call"
+            return body
+        call = ToolCall(id="call_1", name=function, arguments=arguments)
+        return reply_to_completion(Message(role="assistant", tool_calls=[call]), prompt_tokens=5)
