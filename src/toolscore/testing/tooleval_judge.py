@@ -92,3 +92,38 @@ class ScriptedToolEvalJudge:
             return body
         call = ToolCall(id="call_1", name=function, arguments=arguments)
         return reply_to_completion(Message(role="assistant", tool_calls=[call]), prompt_tokens=5)
+
+
+CATEGORIES = ("messages", "functions", "sampling", "api shape")
+
+
+def legacy_body(request: dict[str, Any]) -> dict[str, Any]:
+    """A judge request in the legacy ``functions`` shape, its model name left out (the judge is
+    the user's choice; the reference names its own)."""
+    out = {k: v for k, v in request.items() if k != "model"}
+    if "tools" in out:
+        out["functions"] = [t.get("function", t) for t in out.pop("tools")]
+    choice = out.pop("tool_choice", None)
+    if isinstance(choice, dict):
+        out["function_call"] = {"name": choice.get("function", {}).get("name")}
+    elif choice is not None:
+        out["function_call"] = choice
+    return out
+
+
+def differences(reference: dict[str, Any], ours: dict[str, Any]) -> list[str]:
+    """The categories in which two judge requests differ."""
+    a, b = legacy_body(reference), legacy_body(ours)
+    found = []
+    if a.get("messages") != b.get("messages"):
+        found.append("messages")
+    if a.get("functions") != b.get("functions") or a.get("function_call") != \
+            b.get("function_call"):
+        found.append("functions")
+    fields = ("messages", "functions", "function_call")
+    if {k: v for k, v in a.items() if k not in fields} != \
+            {k: v for k, v in b.items() if k not in fields}:
+        found.append("sampling")
+    if ("functions" in reference) != ("functions" in ours):
+        found.append("api shape")
+    return found

@@ -29,10 +29,11 @@ from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import Sample as Answered
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError, keep_test_ids, load_answers
 from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run_report
-from toolscore.benchmarks.tooleval.judge import JUDGE_SEED, MAX_TOKENS, load_config, sample_judge
-from toolscore.benchmarks.tooleval.passrate import judge_once
+from toolscore.benchmarks.tooleval.judge import load_config, sample_judge, sampling
+from toolscore.benchmarks.tooleval.passrate import gave_up, judge_once
 from toolscore.benchmarks.tooleval.prompts import answer_text
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, find_evaluator, load_evaluator
 from toolscore.judges.registry import ConfiguredJudge
 
 RELEASED = Path("converted") / "gpt-3.5-turbo_CoT"  # the answers the dataset ships
@@ -62,6 +63,11 @@ class ToolEvalOptions:
     test_ids: Path | None = option(
         None, "ToolBench test-id files (a folder of <subset>.json, or one file): only queries "
         "both in the answers and in the list are judged, as the reference does.")
+    evaluator: Path | None = option(
+        None, "Reference mode: the folder of ToolBench's evaluator files (config.yaml, "
+        "template.txt) whose questions, function schemas and sampling fields are sent. "
+        "Default: toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default in the "
+        "tooleval dataset (a download brings it).")
     judge_config: Path | None = option(
         None, "Judge configuration file (kind tooleval-pass): its template, temperature and "
         "votes apply and its name labels every verdict; --model is the judge.")
@@ -102,6 +108,7 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
         self.mode = self.options.mode
         self._judge_config: Any = None
         self._judge_loaded = False
+        self._evaluator: ReleaseEvaluator | None = None
         self._samples: list[Sample] | None = None
         self._notes: dict[str, Any] | None = None
 
@@ -123,7 +130,20 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
             self._judge_loaded = True
         return self._judge_config
 
+    @property
+    def evaluator(self) -> ReleaseEvaluator | None:
+        """The release's evaluator (reference mode), read once."""
+        if self.mode != "reference":
+            return None
+        if self._evaluator is None:
+            folder = find_evaluator(getattr(self, "data_dir", None), self.options.evaluator)
+            self._evaluator = load_evaluator(folder)
+        return self._evaluator
+
     def default_temperature(self) -> float:
+        ev = self.evaluator
+        if ev is not None and ev.temperature is not None:
+            return float(ev.temperature)
         return TEMPERATURE[self.mode]
 
     def config(self) -> dict[str, Any]:
@@ -133,9 +153,9 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
             "answers": str(self.source), "subset": list(self.options.subset),
             "per_subset": self.options.per_subset, "votes": self.votes, "seed": self.seed,
             "strict": self.strict, "mode": self.mode_label(), "temperature": self.temperature,
-            "max_tokens": MAX_TOKENS, "judge_seed": JUDGE_SEED,
+            **sampling(self.evaluator),
             "test_ids": None if self.options.test_ids is None else str(self.options.test_ids),
-            "prompts": prompts_label(self.mode),
+            "prompts": prompts_label(self.mode, self.evaluator),
         }
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
@@ -184,6 +204,7 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
         return answered
 
     def check(self) -> None:
+        _ = self.evaluator
         """Bad answer files and a bad judge configuration fail here, before any judge call."""
         _ = self.judge_config
         if not self.samples():
@@ -196,7 +217,8 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
         s: Answered = sample.data
         judge = sample_judge(model, self.temperature, self.judge_config)
         first = epoch * self.votes  # later epochs are new votes, not cache hits
-        js = [await judge_once(judge, s, first + v, mode=self.mode)  # type: ignore[arg-type]
+        js = [await judge_once(judge, s, first + v, mode=self.mode,  # type: ignore[arg-type]
+                               evaluator=self.evaluator)
               for v in range(self.votes)]
         answer = s.answer
         return {
@@ -204,7 +226,7 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
             "key": [s.subset, s.query_id, *([epoch] if epoch else [])],
             "query": s.query, "answer": None if answer is None else answer_text(answer),
             "finished": bool(answer and answer.finished),
-            "gave_up": bool(answer and answer.finished and answer.gave_up),
+            "gave_up": gave_up(s, self.mode),
             "judge": judge.name, "procedure": self.mode,
             "judgements": [j.to_dict() for j in js],
         }
@@ -216,7 +238,7 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         metrics = scoring.aggregate(records, strict=self.strict, seed=self.seed,
                                     votes=self.votes, judge=None, mode=self.mode)
-        metrics["prompts"] = prompts_label(self.mode)
+        metrics["prompts"] = prompts_label(self.mode, self.evaluator)
         if self.judge_config is not None:
             metrics["judge_config"] = self.judge_config.identity()
         return metrics

@@ -98,6 +98,12 @@ class Answer:
         """No usable answer: empty, or the model chose to give up."""
         return not self.text.strip() or self.return_type == GIVE_UP
 
+    @property
+    def gave_up_raw(self) -> bool:
+        """The reference's test, on the raw string: empty, or naming ``give_up_and_restart``
+        anywhere (a blank or unparsable answer is judged; one quoting the name is not)."""
+        return self.final_answer == "" or GIVE_UP in self.final_answer
+
 
 @dataclass
 class Sample:

@@ -19,8 +19,16 @@ from toolscore.judges.llm import LLMJudge, PromptTemplate, Verdict
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig
 
-MAX_TOKENS = 512  # per verdict, as the ToolEval commands have always asked
-JUDGE_SEED = 0  # the sampling seed sent with every verdict (vote v sends seed + v)
+MAX_TOKENS = 512  # per verdict in the stable mode (the reference mode sends its config's)
+JUDGE_SEED = 0  # the stable mode's sampling seed (vote v sends seed + v); the reference sends none
+
+
+def sampling(evaluator: Any) -> dict[str, Any]:
+    """The sampling fields run.json records: the release evaluator's (reference mode, no
+    seed) or toolscore's (stable mode)."""
+    if evaluator is not None:
+        return {"max_tokens": evaluator.max_tokens, "judge_seed": None}
+    return {"max_tokens": MAX_TOKENS, "judge_seed": JUDGE_SEED}
 
 
 def load_config(path: Path | None, kinds: tuple[str, ...]) -> Any:

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolscore.benchmarks.tooleval.data import Sample
-from toolscore.benchmarks.tooleval.questions import PROCEDURES, Procedure
+from toolscore.benchmarks.tooleval.questions import Procedure, procedure
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator
 from toolscore.judges.llm import LLMJudge, Verdict
 from toolscore.types import Usage
 
@@ -92,15 +93,23 @@ def coin(seed: int, *parts: object) -> bool:
     return random.Random(digest).random() < 0.5
 
 
-async def answer_status(judge: LLMJudge, sample: Sample, vote: int, procedure: Procedure,
+def gave_up(sample: Sample, mode: str) -> bool:
+    """A finished answer that gave up, by ``mode``'s test (the reference's: the raw string)."""
+    answer = sample.answer
+    if answer is None or not answer.finished:
+        return False
+    return answer.gave_up_raw if mode == "reference" else answer.gave_up
+
+
+async def answer_status(judge: LLMJudge, sample: Sample, vote: int, asked_as: Procedure,
                         verdicts: list[Verdict]) -> str | None:
     """The judge's Solved / Unsolved / Unsure for ``sample``'s answer, with the second look
     when the first says Unsure; None on a judge error (the verdicts say which)."""
-    asked = ((procedure.answer, procedure.variables),
-             (procedure.second_look, procedure.second_variables))
+    asked = ((asked_as.answer, asked_as.variables),
+             (asked_as.second_look, asked_as.second_variables))
     label: str | None = None
     for template, variables in asked:
-        v = await judge.judge(template, variables(sample), vote=vote)
+        v = await asked_as.ask(judge, template, variables(sample), vote)
         verdicts.append(v)
         if not v.ok:
             return None
@@ -111,30 +120,32 @@ async def answer_status(judge: LLMJudge, sample: Sample, vote: int, procedure: P
 
 
 async def judge_once(judge: LLMJudge, sample: Sample, vote: int = 0, strict: bool = False,
-                     mode: str = "reference") -> Judgement:
+                     mode: str = "reference",
+                     evaluator: ReleaseEvaluator | None = None) -> Judgement:
     """One judgement of ``sample``'s answer (``vote`` keeps repeated judgements apart), asked
-    the way ``mode`` (reference | stable) asks."""
-    procedure = PROCEDURES[mode]
+    the way ``mode`` (reference | stable) asks; the reference mode asks ``evaluator``'s
+    questions and tests a give-up on the raw string, as the reference does."""
+    asked_as = procedure(mode, evaluator)
     answer = sample.answer
     if answer is None:
         return Judgement(FAIL, why=NO_ANSWER)
     if not answer.finished:
         return Judgement(FAIL, why="no Finish call")
     j = Judgement(ERROR)
-    if answer.gave_up:
+    if answer.gave_up_raw if mode == "reference" else answer.gave_up:
         j.answer_status, j.why = "Unsolved", "gave up"
         if strict:
             j.outcome = FAIL
             return j
     else:
-        j.answer_status = await answer_status(judge, sample, vote, procedure, j.verdicts)
+        j.answer_status = await answer_status(judge, sample, vote, asked_as, j.verdicts)
         if j.answer_status is None:
             j.why = "judge error"
             return j
     if j.answer_status == "Solved":
         j.outcome = PASS
         return j
-    v = await judge.judge(procedure.task, procedure.variables(sample), vote=vote)
+    v = await asked_as.ask(judge, asked_as.task, asked_as.variables(sample), vote)
     j.verdicts.append(v)
     if not v.ok:
         j.why = "judge error"
@@ -281,7 +292,8 @@ class PassRateResult:
 
 async def pass_rate(judge: LLMJudge, samples: list[Sample], *, votes: int = 4, seed: int = 0,
                     strict: bool = False, max_concurrency: int = 8,
-                    mode: str = "reference") -> PassRateResult:
+                    mode: str = "reference",
+                    evaluator: ReleaseEvaluator | None = None) -> PassRateResult:
     """Judge every sample ``votes`` times the way ``mode`` does and aggregate by its rule."""
     if votes < 1:
         raise ValueError("votes must be at least 1")
@@ -289,7 +301,8 @@ async def pass_rate(judge: LLMJudge, samples: list[Sample], *, votes: int = 4, s
 
     async def one(sample: Sample) -> QueryResult:
         async with sem:
-            js = [await judge_once(judge, sample, v, strict, mode) for v in range(votes)]
+            js = [await judge_once(judge, sample, v, strict, mode, evaluator)
+                  for v in range(votes)]
         r = QueryResult(sample.subset, sample.query_id, js)
         r.passed, r.label = query_pass([j.outcome for j in js], seed, r.key, mode)
         return r

@@ -26,9 +26,16 @@ from typing import Any, Literal
 from toolscore.benchmarks.base import Benchmark, Column, IntervalMetric, Sample, option
 from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError
-from toolscore.benchmarks.tooleval.judge import JUDGE_SEED, MAX_TOKENS, load_config, sample_judge
-from toolscore.benchmarks.tooleval.passrate import ERROR, judge_once, query_pass, summarize
+from toolscore.benchmarks.tooleval.judge import load_config, sample_judge, sampling
+from toolscore.benchmarks.tooleval.passrate import (
+    ERROR,
+    gave_up,
+    judge_once,
+    query_pass,
+    summarize,
+)
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, find_evaluator, load_evaluator
 from toolscore.benchmarks.tooleval.sides import (
     Pair,
     Side,
@@ -44,6 +51,16 @@ from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
 from toolscore.judges.registry import ConfiguredJudge
 
 WIN_KINDS = ("tooleval-pref", "tooleval-pass")
+
+
+def last_status(side: dict[str, Any]) -> dict[str, Any] | None:
+    """A side's pass label and its last judgement's (answer, task) status, which is what the
+    reference's pass-rate file keeps for ``--use_pass_rate``; None when there is no label."""
+    if side.get("label") is None or side.get("source") == "missing":
+        return None
+    js = side.get("judgements") or [{}]
+    return {"label": side["label"], "last": (js[-1].get("answer_status") or "Unsolved",
+                                             js[-1].get("task_status") or "Solvable")}
 
 
 @dataclass
@@ -70,6 +87,11 @@ class WinRateOptions:
     strict: bool = option(False, "A give-up answer fails (pass labels judged here).")
     temperature: float | None = option(None, "Judge sampling temperature (default: 0.2 in "
                                        "the reference mode, 0.7 in the stable mode).")
+    evaluator: Path | None = option(
+        None, "Reference mode: the folder of ToolBench's evaluator files (config.yaml, "
+        "template.txt) whose questions, function schemas and sampling fields are sent. "
+        "Default: toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default in the "
+        "tooleval dataset (a download brings it).")
     judge_config: Path | None = option(
         None, "Judge configuration file (kind tooleval-pref or tooleval-pass): its template, "
         "temperature and votes apply; --model is the judge.")
@@ -107,6 +129,7 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         self.mode = options.mode
         self._judge_config: Any = None
         self._judge_loaded = False
+        self._evaluator: ReleaseEvaluator | None = None
         self._samples: list[Sample] | None = None
 
     @property
@@ -116,7 +139,20 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
             self._judge_loaded = True
         return self._judge_config
 
+    @property
+    def evaluator(self) -> ReleaseEvaluator | None:
+        """The release's evaluator (reference mode), read once."""
+        if self.mode != "reference":
+            return None
+        if self._evaluator is None:
+            folder = find_evaluator(getattr(self, "data_dir", None), self.options.evaluator)
+            self._evaluator = load_evaluator(folder)
+        return self._evaluator
+
     def default_temperature(self) -> float:
+        ev = self.evaluator
+        if ev is not None and ev.temperature is not None:
+            return float(ev.temperature)
         return TEMPERATURE[self.mode]
 
     def mode_label(self) -> str:
@@ -133,9 +169,9 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
             "subset": list(o.subset), "per_subset": o.per_subset, "votes": self.votes,
             "pref_votes": o.pref_votes, "rounds": o.rounds, "use_pass_rate": o.use_pass_rate,
             "seed": o.seed, "strict": o.strict, "mode": self.mode_label(),
-            "temperature": self.temperature, "max_tokens": MAX_TOKENS, "judge_seed": JUDGE_SEED,
+            "temperature": self.temperature, **sampling(self.evaluator),
             "test_ids": None if o.test_ids is None else str(o.test_ids),
-            "prompts": prompts_label(self.mode)}
+            "prompts": prompts_label(self.mode, self.evaluator)}
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
         return out
@@ -155,6 +191,7 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         return self._samples
 
     def check(self) -> None:
+        _ = self.evaluator
         _ = self.judge_config
         if not self.samples():
             raise ToolEvalDataError(str(self.options.candidate), None, "(answers)",
@@ -162,7 +199,7 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
 
     # -- protocol ----------------------------------------------------------------------------
     def _needs_labels(self) -> bool:
-        return self.mode == "stable" or self.options.use_pass_rate
+        return True  # stable: the shortcut; reference: its pass-label shortcut, always
 
     async def _label(self, judge: Any, side: Side) -> dict[str, Any]:
         """A side's pass label: stored, or judged now as the tooleval benchmark judges."""
@@ -173,13 +210,14 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         if not self._needs_labels():
             return {"source": "not needed"}
         s = side.sample
-        js = [await judge_once(judge, s, v, mode=self.mode) for v in range(self.votes)]
-        gave_up = bool(s.answer and s.answer.finished and s.answer.gave_up)
+        js = [await judge_once(judge, s, v, mode=self.mode, evaluator=self.evaluator)
+              for v in range(self.votes)]
         stored = [j.to_dict() for j in js]
-        outcomes = [scoring.judgement(j, gave_up, self.options.strict).outcome for j in stored]
+        gave = gave_up(s, self.mode)
+        outcomes = [scoring.judgement(j, gave, self.options.strict).outcome for j in stored]
         passed, label = query_pass(outcomes, self.options.seed, (s.subset, s.query_id),
                                    self.mode)
-        return {"source": "judged", "judgements": stored, "gave_up": gave_up,
+        return {"source": "judged", "judgements": stored, "gave_up": gave,
                 "outcomes": outcomes, "passed": passed, "label": label}
 
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
@@ -190,11 +228,12 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         c_sample = pair.candidate.sample or placeholder(pair)
         r_sample = pair.reference.sample or placeholder(pair)
         if self.mode == "reference":
-            labels = {"candidate": cand.get("label"), "reference": ref.get("label")} \
-                if self.options.use_pass_rate else None
             c = await compare_rounds(judge, c_sample, r_sample,  # type: ignore[arg-type]
                                      rounds=self.options.rounds, seed=self.options.seed,
-                                     labels=labels)
+                                     evaluator=self.evaluator,  # type: ignore[arg-type]
+                                     labels={"candidate": last_status(cand),
+                                             "reference": last_status(ref)},
+                                     use_pass_rate=self.options.use_pass_rate)
         else:
             c = await compare(judge, c_sample, r_sample,  # type: ignore[arg-type]
                               cand.get("label"), ref.get("label"), self.options.pref_votes)
@@ -224,7 +263,7 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
                                             self.votes, self.mode)
                             for role in ("candidate", "reference")}
         doc["pass_rate"].update(votes=self.votes, seed=self.options.seed)
-        doc.update(mode=self.mode_label(), prompts=prompts_label(self.mode),
+        doc.update(mode=self.mode_label(), prompts=prompts_label(self.mode, self.evaluator),
                    errors=sum(1 for r in records if r.get("status") != "ok"),
                    usage=scoring.usage(records))
         if self.judge_config is not None:

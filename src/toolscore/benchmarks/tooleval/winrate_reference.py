@@ -1,17 +1,25 @@
 """ToolEval win rate decided as the reference code decides it (the default mode).
 
-A query is played over ``rounds`` rounds (the reference's ``evaluate_times``, default 2). Each
-round goes to one side:
+A query is played over ``rounds`` rounds (the reference's ``evaluate_times``; with two or more
+the reference itself stops on its second round, so its runs use one). Each round goes to one
+side, in the reference's order of tests:
 
-1. a side with no answer loses the round, no judge call;
-2. two identical answers (the whole answer records equal): a seeded coin, no judge call;
-3. each side's status, Solved > Unsure > Unsolved: an empty or give-up answer is Unsolved
-   without a judge; otherwise the judge rates it as in the pass rate (with the Unsure second
-   look), or, with ``use_pass_rate``, the side's pass-rate label gives Solved or Unsolved;
-   exactly one Solved wins; with none Solved, exactly one Unsure wins;
-4. otherwise the judge says which answer is better, the two shown in an order drawn by a
-   seeded coin each round (the reference shuffles; its swap-back branch never runs, so the
-   position is randomised, not balanced).
+1. the pass-rate labels: a passed side beats a failed one, no judge call (the reference reads
+   the pass-rate files always, whatever ``--use_pass_rate`` says);
+2. a side with no answer loses the round, no judge call;
+3. the answers as the reference's evaluator prepares them: ``method`` removed, the final answer
+   cut at 1,000 characters, the tools stripped of description and parameters; shown in an
+   order drawn by a seeded coin each round (the reference shuffles; its swap-back branch never
+   runs, so the position is randomised, not balanced);
+4. each shown answer's status, Solved > Unsure > Unsolved: an empty answer or one naming
+   ``give_up_and_restart`` is Unsolved without a judge; otherwise the judge rates it (no reason
+   asked, the Unsure second look), in the order shown; with ``use_pass_rate`` the statuses are
+   the last pass-rate judgement's, the reference side's first whatever the order (the
+   reference does not reorder them), and the task status the reference side's;
+5. exactly one Solved wins; with none Solved, exactly one Unsure wins; otherwise, unless both
+   are Solved or a task status is known, the task's solvability is asked (its verdict is not
+   used); two identical answers (final answer and details) are a seeded coin; else the judge
+   picks the better (``select_better_answer``).
 
 The query is a win when the candidate took more rounds, a tie when both took as many. A judge
 error in any round makes the query an error (the reference run would stop there): it is left
@@ -21,12 +29,14 @@ run is reproducible and rescoring needs no judge.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
-from toolscore.benchmarks.tooleval.data import Sample
+from toolscore.benchmarks.tooleval.data import Answer, Sample
 from toolscore.benchmarks.tooleval.passrate import answer_status, coin
-from toolscore.benchmarks.tooleval.questions import PREFER, answer_json
-from toolscore.benchmarks.tooleval.questions import REFERENCE as ASKED
+from toolscore.benchmarks.tooleval.questions import reference_procedure
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ask
 from toolscore.benchmarks.tooleval.winrate import (
     CANDIDATE,
     ERROR,
@@ -34,87 +44,124 @@ from toolscore.benchmarks.tooleval.winrate import (
     TIE,
     Comparison,
 )
-from toolscore.judges.llm import LLMJudge, Verdict
+from toolscore.judges.llm import LLMJudge
 
 SIDES = (CANDIDATE, REFERENCE)
+FINAL_CUT = 1000  # the reference's cut of a final answer in the preference
+Order = Callable[[str, str, int], str]  # (subset, query id, round) -> the side shown first
 
 
 def other(side: str) -> str:
     return REFERENCE if side == CANDIDATE else CANDIDATE
 
 
-async def status(judge: LLMJudge, sample: Sample, round_: int, label: bool | None,
-                 verdicts: list[Verdict]) -> str | None:
-    """A side's Solved / Unsure / Unsolved this round (None: a judge error). ``label`` is the
-    side's pass-rate label when the statuses come from the pass rate."""
-    if label is not None:
-        return "Solved" if label else "Unsolved"
+def prepared(answer: Answer) -> dict[str, Any]:
+    """The answer record as the reference's preference shows it."""
+    record = dict(answer.as_record())
+    record.pop("method", None)
+    record["final_answer"] = str(record.get("final_answer", ""))[:FINAL_CUT]
+    return record
+
+
+def prepared_sample(sample: Sample) -> Sample:
+    """``sample`` with its answer and tools as the preference prepares them."""
     answer = sample.answer
-    if answer is None or answer.gave_up:
-        return "Unsolved"
-    return await answer_status(judge, sample, round_, ASKED, verdicts)
+    assert answer is not None
+    record = prepared(answer)
+    cut = Answer(answer.method, record["final_answer"], answer.path, answer.total_steps,
+                 record)
+    tools = [{k: v for k, v in t.items() if k not in ("description", "parameters")}
+             if isinstance(t, dict) else t for t in sample.available_tools]
+    return Sample(sample.query_id, sample.query, tools, cut, sample.subset)
 
 
-def by_tier(statuses: dict[str, str | None]) -> tuple[str, str] | None:
-    """(winner, why) when exactly one side is Solved, or none is and exactly one is Unsure."""
-    for tier, why in (("Solved", "solved"), ("Unsure", "unsure")):
-        top = [side for side in SIDES if statuses[side] == tier]
-        if len(top) == 1:
-            return top[0], why
-        if top:
-            return None  # both in the top tier: the judge compares them
-    return None
+def _status(status: Any) -> str:
+    return status if status in ("Solved", "Unsure", "Unsolved") else "Unsolved"
 
 
 async def play_round(judge: LLMJudge, samples: dict[str, Sample], round_: int, seed: int,
-                     labels: dict[str, bool | None] | None, c: Comparison) -> dict[str, Any]:
-    """One round: who took it and why (``winner`` "error" on a judge error)."""
+                     labels: dict[str, Any] | None, use_pass_rate: bool,
+                     evaluator: ReleaseEvaluator, c: Comparison,
+                     order: Order | None = None) -> dict[str, Any]:
+    """One round: who took it and why (``winner`` "error" on a judge error). ``labels`` are
+    each side's pass-rate result (``label``, ``last``: the last judgement's statuses)."""
     key = (c.subset, c.query_id, round_)
-    answers = {side: samples[side].answer for side in SIDES}
-    missing = [side for side in SIDES if answers[side] is None]
+    if labels is not None and all(labels[s] is not None for s in SIDES):
+        passed = {s: labels[s]["label"] for s in SIDES}
+        if passed[CANDIDATE] != passed[REFERENCE] and None not in passed.values():
+            winner = CANDIDATE if passed[CANDIDATE] else REFERENCE
+            return {"round": round_, "winner": winner, "why": "pass label"}
+    missing = [side for side in SIDES if samples[side].answer is None]
     if missing:
         winner = other(missing[0]) if len(missing) == 1 else None
         return {"round": round_, "winner": winner, "why": "missing answer"}
-    if answers[CANDIDATE].as_record() == answers[REFERENCE].as_record():  # type: ignore[union-attr]
-        winner = CANDIDATE if coin(seed, *key, "identical") else REFERENCE
-        return {"round": round_, "winner": winner, "why": "identical"}
-    statuses: dict[str, str | None] = {}
-    for side in SIDES:
-        label = None if labels is None else labels[side]
-        statuses[side] = await status(judge, samples[side], round_, label, c.verdicts)
-        if statuses[side] is None:
-            return {"round": round_, "winner": ERROR, "why": "judge error",
-                    "statuses": statuses}
-    decided = by_tier(statuses)
-    if decided is not None:
-        return {"round": round_, "winner": decided[0], "why": decided[1],
-                "statuses": statuses}
-    first = CANDIDATE if coin(seed, *key, "order") else REFERENCE
+    first = order(c.subset, c.query_id, round_) if order is not None else (
+        CANDIDATE if coin(seed, *key, "order") else REFERENCE)
     shown = (first, other(first))
-    v = await judge.judge(PREFER, {"query": samples[CANDIDATE].query,
-                                   "answer_a": answer_json(answers[shown[0]]),
-                                   "answer_b": answer_json(answers[shown[1]])}, vote=round_)
+    view = {s: prepared_sample(samples[s]) for s in SIDES}
+    asked = reference_procedure(evaluator, reason=False)
+    out: dict[str, Any] = {"round": round_, "shown_first": first}
+    task: str | None = None
+    if use_pass_rate and labels is not None and all(labels[s] for s in SIDES):
+        # as the reference: [reference, candidate] statuses, whatever the order shown
+        by_position = [_status(labels[REFERENCE]["last"][0]),
+                       _status(labels[CANDIDATE]["last"][0])]
+        task = labels[REFERENCE]["last"][1] or "Solvable"
+    else:
+        by_position = []
+        for side in shown:
+            s = view[side]
+            if s.answer is not None and s.answer.gave_up_raw:
+                by_position.append("Unsolved")
+                continue
+            got = await answer_status(judge, s, round_, asked, c.verdicts)
+            if got is None:
+                return {**out, "winner": ERROR, "why": "judge error"}
+            by_position.append(got)
+    out["statuses"] = {side: by_position[i] for i, side in enumerate(shown)}
+    for tier, why in (("Solved", "solved"), ("Unsure", "unsure")):
+        top = [i for i in range(2) if by_position[i] == tier]
+        if len(top) == 1:
+            return {**out, "winner": shown[top[0]], "why": why}
+        if top:
+            break
+    if task is None and "Solved" not in by_position:
+        v = await asked.ask(judge, asked.task, asked.variables(view[REFERENCE]), round_)
+        c.verdicts.append(v)
+        if not v.ok:
+            return {**out, "winner": ERROR, "why": "judge error"}
+    a, b = (prepared(samples[s].answer) for s in shown)  # type: ignore[arg-type]
+    if a["final_answer"] == b["final_answer"] and \
+            str(a["answer_details"]) == str(b["answer_details"]):
+        winner = CANDIDATE if coin(seed, *key, "identical") else REFERENCE
+        return {**out, "winner": winner, "why": "identical"}
+    v = await ask(judge, evaluator["select_better_answer"],
+                  {"query": samples[CANDIDATE].query, "answer_0": json.dumps(a),
+                   "answer_1": json.dumps(b)}, round_, reason=True,
+                  max_tokens=evaluator.max_tokens)
     c.verdicts.append(v)
-    out = {"round": round_, "statuses": statuses, "shown_first": first}
-    if not v.ok:
+    if not v.ok or v.label not in ("0", "1"):
         return {**out, "winner": ERROR, "why": "judge error"}
-    c.first_shown_picked.append(v.label == "A")
-    return {**out, "winner": shown[0] if v.label == "A" else shown[1], "why": "preference"}
+    c.first_shown_picked.append(v.label == "0")
+    return {**out, "winner": shown[int(v.label)], "why": "preference"}
 
 
 async def compare_rounds(judge: LLMJudge, cand: Sample, ref: Sample, *, rounds: int, seed: int,
-                         labels: dict[str, bool | None] | None = None) -> Comparison:
-    """One query over ``rounds`` rounds (never raises for judge failures). ``labels`` (pass
-    labels by side) replace the judged statuses (the reference's ``use_pass_rate``)."""
+                         evaluator: ReleaseEvaluator, labels: dict[str, Any] | None = None,
+                         use_pass_rate: bool = False, order: Order | None = None
+                         ) -> Comparison:
+    """One query over ``rounds`` rounds (never raises for judge failures). ``labels`` are each
+    side's pass-rate result (``{"label", "last": (answer status, task status)}``, None when
+    unknown); ``order`` replaces the coin that decides which side is shown first."""
     c = Comparison(cand.subset or ref.subset, cand.query_id or ref.query_id, ERROR,
-                   "judge error", None if labels is None else labels[CANDIDATE],
-                   None if labels is None else labels[REFERENCE])
-    if labels is not None and None in labels.values():
-        c.why = "pass label missing (judge error in pass rate)"
-        return c
+                   "judge error", None if labels is None or labels[CANDIDATE] is None
+                   else labels[CANDIDATE]["label"],
+                   None if labels is None or labels[REFERENCE] is None
+                   else labels[REFERENCE]["label"])
     samples = {CANDIDATE: cand, REFERENCE: ref}
     for r in range(rounds):
-        played = await play_round(judge, samples, r, seed, labels, c)
+        played = await play_round(judge, samples, r, seed, labels, use_pass_rate, evaluator,
+                                  c, order)
         c.rounds.append(played)
         if played["winner"] == ERROR:
             return c
