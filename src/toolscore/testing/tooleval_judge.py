@@ -2,7 +2,8 @@
 evaluator and to toolscore's, so their requests and decisions can be compared one by one.
 
 Its verdicts depend only on what a request shows the judge, never on the wording around it:
-markers written into the answers and queries reach every branch on purpose, and an ordinary
+markers written into the answers and queries (whole: "#unsure" is not "#unsure-task")
+reach every branch on purpose, and an ordinary
 input (no marker) gets a verdict drawn from a hash of the request's user text, so inputs that
 differ by one byte can get different verdicts. It answers in the shape it was asked in: a legacy
 ``function_call`` to a ``functions`` request, a ``tool_calls`` reply to a ``tools`` request.
@@ -13,13 +14,18 @@ differ by one byte can get different verdicts. It answers in the shape it was as
 - ``check_task_solvable``: "#unsolvable" -> Unsolvable, "#unsure-task" -> Unsure,
   "#solvable" -> Solvable;
 - ``select_better_answer``: the answer holding "#best" (counted by the answers' JSON
-  ``"final_answer"`` keys before it); with none, or both, a hash.
+  ``"final_answer"`` keys before it); with none, or both, a hash;
+- "#broken" anywhere: a label outside the enum (every time).
+
+With ``draw=False`` an input without a marker gets a fixed verdict instead of a hash
+(Unsolved, Solvable, the first answer shown), for tests that derive outcomes by hand.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from toolscore.testing.responders import reply_to_completion
@@ -54,36 +60,47 @@ def _draw(text: str, n: int) -> int:
     return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) % n
 
 
-def preferred_index(text: str) -> int:
+def preferred_index(text: str, draw: bool = True) -> int:
     """Which shown answer holds "#best" (0 or 1); a hash when neither or both do."""
     starts = [i for i in range(len(text)) if text.startswith('"final_answer": ', i)]
     marks = [i for i in range(len(text)) if text.startswith("#best", i)]
     holders = {sum(1 for s in starts if s < m) - 1 for m in marks}
     holders.discard(-1)
-    return holders.pop() if len(holders) == 1 else _draw(text, 2)
+    if len(holders) == 1:
+        return holders.pop()
+    return _draw(text, 2) if draw else 0
 
 
-def verdict(function: str, text: str) -> dict[str, Any]:
+def verdict(function: str, text: str, draw: bool = True) -> dict[str, Any]:
     """The arguments the scripted judge calls ``function`` with, given the user text."""
     if function == "select_better_answer":
-        return {"reason": "scripted", "index": preferred_index(text)}
+        return {"reason": "scripted", "index": preferred_index(text, draw)}
     key, labels = LABELS[function]
+    if "#broken" in text:
+        return {"reason": "scripted", key: "Maybe"}
     for marker, label in ANSWER[function]:
-        if marker in text:
+        if re.search(re.escape(marker) + r"(?![\w-])", text):
             return {"reason": "scripted", key: label}
+    if not draw:
+        return {"reason": "scripted", key: "Solvable" if key == "task_status" else "Unsolved"}
     return {"reason": "scripted", key: labels[_draw(text, len(labels))]}
 
 
 class ScriptedToolEvalJudge:
     """The responder; ``requests`` keeps every request body in arrival order."""
 
-    def __init__(self) -> None:
+    def __init__(self, draw: bool = True) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.draw = draw
+
+    def calls(self, function: str | None = None) -> list[dict[str, Any]]:
+        """The requests that asked ``function`` (all of them when None)."""
+        return [r for r in self.requests if function is None or asked_function(r) == function]
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
         self.requests.append(request)
         function = asked_function(request)
-        arguments = json.dumps(verdict(function, user_text(request)))
+        arguments = json.dumps(verdict(function, user_text(request), self.draw))
         if "functions" in request:
             body = reply_to_completion(Message(role="assistant", content=None), prompt_tokens=5)
             choice = body["choices"][0]

@@ -19,53 +19,26 @@ Every request is kept, so a test can count judge calls and read what the judge w
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step
-from toolscore.testing.openai_server import reply_to_completion
-from toolscore.types import Message, ToolCall
+from toolscore.benchmarks.tooleval.release import EVALUATOR_DIR, load_evaluator
+from toolscore.testing.tooleval_judge import ScriptedToolEvalJudge
 
 
 def between(text: str, start: str, end: str) -> str:
     return text.split(start, 1)[1].split(end, 1)[0]
 
 
-class ScriptedFC:
+class ScriptedFC(ScriptedToolEvalJudge):
+    """The scripted judge with fixed verdicts for unmarked inputs (see the module doc)."""
+
     def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-
-    def calls(self, function: str | None = None) -> list[dict[str, Any]]:
-        return [r for r in self.requests
-                if function is None or r["tools"][0]["function"]["name"] == function]
-
-    def label(self, function: str, user: str) -> tuple[str, str]:
-        if function == "check_answer_status":
-            answer = between(user, "finished with):\n", "\n\nSolved:")
-            return "answer_status", ("Maybe" if "#broken" in answer else
-                                     "Solved" if "#solved" in answer else
-                                     "Unsure" if "#unsure" in answer else "Unsolved")
-        if function == "parse_answer_status":
-            record = between(user, "Attempt (JSON):\n", "\n\nSolved:")
-            return "answer_status", ("Solved" if "#later-solved" in record else
-                                     "Unsure" if "#still-unsure" in record else "Unsolved")
-        if function == "check_task_solvable":
-            task = between(user, "JSON):\n", "\n\nSolvable:")
-            return "task_status", ("Unsolvable" if "#unsolvable" in task else
-                                   "Unsure" if "#unsure-task" in task else "Solvable")
-        a = between(user, "Attempt A (JSON):\n", "\n\nAttempt B")
-        b = between(user, "Attempt B (JSON):\n", "\n\nWeigh")
-        return "preference", "B" if "#best" in b and "#best" not in a else "A"
-
-    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.requests.append(request)
-        function = request["tools"][0]["function"]["name"]
-        key, label = self.label(function, request["messages"][1]["content"])
-        call = ToolCall(id="call_1", name=function,
-                        arguments=json.dumps({"reason": "scripted", key: label}))
-        return reply_to_completion(Message(role="assistant", tool_calls=[call]),
-                                   prompt_tokens=5)
+        super().__init__(draw=False)
 
 
 def make_sample(qid: str, text: str | None, query: str = "", subset: str = "S",
@@ -91,6 +64,28 @@ def converted_file(samples: list[Sample]) -> dict[str, Any]:
     return {s.query_id: {"query": s.query, "available_tools": s.available_tools,
                          "answer": None if s.answer is None else s.answer.as_record()}
             for s in samples}
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests"
+
+
+@pytest.fixture(autouse=True)
+def release_evaluator(tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> Path:
+    """ToolBench's evaluator files where a user's download puts them (the user cache's
+    tooleval folder), taken from the fixture script's output: the shared datasets hold the
+    answers, not the evaluator."""
+    cache = tmp_path_factory.getbasetemp() / "xdg-cache"
+    target = cache / "toolscore" / "data" / "tooleval" / EVALUATOR_DIR
+    if not target.is_dir():
+        shutil.copytree(FIXTURES / "release" / EVALUATOR_DIR, target)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return target
+
+
+@pytest.fixture
+def evaluator(release_evaluator: Path) -> Any:
+    return load_evaluator(release_evaluator)
 
 
 @pytest.fixture

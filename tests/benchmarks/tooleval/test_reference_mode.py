@@ -88,8 +88,8 @@ def test_reference_denominator_leaves_out_unanswered_and_judge_errors() -> None:
 
 
 # -- what the judge is asked, and each branch of one judgement --------------------------------
-def test_function_calls_with_enums_at_the_reference_temperature(scripted: Any,
-                                                                sample_of: Any) -> None:
+def test_function_calls_with_enums_at_the_reference_temperature(scripted: Any, sample_of: Any,
+                                                                evaluator: Any) -> None:
     s = sample_of("1", "it is 42 #unsure", query="weather? #unsolvable")
     with FakeOpenAIServer(scripted) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url,
@@ -97,22 +97,28 @@ def test_function_calls_with_enums_at_the_reference_temperature(scripted: Any,
         j = asyncio.run(judge_once(judge, s, 0))
     assert (j.outcome, j.answer_status, j.task_status) == (PASS, "Unsolved", "Unsolvable")
     first, second, task = scripted.requests
-    for r, fn, key, labels in ((first, "check_answer_status", "answer_status",
-                                ["Solved", "Unsolved", "Unsure"]),
-                               (second, "parse_answer_status", "answer_status",
-                                ["Solved", "Unsolved", "Unsure"]),
-                               (task, "check_task_solvable", "task_status",
-                                ["Solvable", "Unsolvable", "Unsure"])):
+    for r, fn, key in ((first, "check_answer_status", "answer_status"),
+                       (second, "parse_answer_status", "answer_status"),
+                       (task, "check_task_solvable", "task_status")):
         assert r["tool_choice"] == {"type": "function", "function": {"name": fn}}
-        assert r["temperature"] == 0.2
+        # the release's sampling fields, whatever the judge's own config says; no seed
+        assert (r["temperature"], r["max_tokens"], "seed" in r) == (0.2, 1000, False)
         [tool] = r["tools"]
-        assert tool["function"]["parameters"]["properties"][key]["enum"] == labels
+        params = tool["function"]["parameters"]
+        assert params["properties"][key]["enum"] == \
+            evaluator[fn].function["parameters"]["properties"][key]["enum"]
+        assert list(params["properties"]) == [key, "reason"]  # the reason comes after
+        assert params["required"] == [key, "reason"]
+        [message] = r["messages"]  # one user message, no system prompt
+        assert message["role"] == "user"
     # the first look sees the raw final_answer string, the second the whole record as JSON,
-    # the task the query and its tools as JSON
-    assert s.answer.final_answer in first["messages"][1]["content"]
-    assert json.dumps(s.answer.as_record()) in second["messages"][1]["content"]
-    assert json.dumps({"query": s.query, "available_tools": s.available_tools}) in \
-        task["messages"][1]["content"]
+    # the task the query and its tools as JSON, each in the release's own question
+    assert first["messages"][0]["content"] == evaluator["check_answer_status"].text.format(
+        query=s.query, answer=s.answer.final_answer)
+    assert second["messages"][0]["content"] == evaluator["parse_answer_status"].text.format(
+        query=s.query, answer=json.dumps(s.answer.as_record()))
+    assert task["messages"][0]["content"] == evaluator["check_task_solvable"].text.format(
+        task=json.dumps({"query": s.query, "available_tools": s.available_tools}))
 
 
 @pytest.mark.parametrize(("text", "query", "outcome", "asked"), [
@@ -159,8 +165,8 @@ def test_an_unusable_call_is_asked_again_afresh_then_an_error(sample_of: Any) ->
 
     def flaky(request: dict[str, Any]) -> dict[str, Any]:
         replies["n"] += 1
-        label = "maybe" if replies["n"] == 1 else "Solved"  # outside the enum, then valid
-        call = ToolCall("c", "check_answer_status", json.dumps({"answer_status": label}))
+        args = "{not json" if replies["n"] == 1 else json.dumps({"answer_status": "Solved"})
+        call = ToolCall("c", "check_answer_status", args)  # broken arguments, then valid
         return reply_to_completion(Message(role="assistant", tool_calls=[call]))
 
     seen: list[dict[str, Any]] = []
@@ -170,20 +176,31 @@ def test_an_unusable_call_is_asked_again_afresh_then_an_error(sample_of: Any) ->
         return reply_to_completion(Message(role="assistant", content='{"answer_status": '
                                                                      '"Solved"}'))
 
+    def outside(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request)
+        call = ToolCall("c", "check_answer_status", json.dumps({"answer_status": "maybe"}))
+        return reply_to_completion(Message(role="assistant", tool_calls=[call]))
+
     with FakeOpenAIServer(flaky) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url)
         j = asyncio.run(judge_once(judge, sample_of("1", "x"), 0))
     [v] = j.verdicts
-    assert j.outcome == PASS and v.ok and len(v.raw) == 2 and "maybe" in v.raw[0]
+    assert j.outcome == PASS and v.ok and len(v.raw) == 2 and "{not json" in v.raw[0]
     with FakeOpenAIServer(broken) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url)
         j = asyncio.run(judge_once(judge, sample_of("1", "x"), 0))
     [v] = j.verdicts
     assert (j.outcome, j.why) == (ERROR, "judge error")
     assert v.error == ("unparseable verdict after 3 attempt(s): no call of "
-                       "check_answer_status (calls: none)")
+                       "check_answer_status")
     # each retry is the same question afresh (no correction turn), a new cache entry
-    assert [len(r["messages"]) for r in seen] == [2, 2, 2]
+    assert [len(r["messages"]) for r in seen] == [1, 1, 1]
+    # a label outside the enum is not asked again: the reference's run stops there
+    seen.clear()
+    with FakeOpenAIServer(outside) as srv:
+        judge = make_judge("openai/fake", base_url=srv.base_url)
+        j = asyncio.run(judge_once(judge, sample_of("1", "x"), 0))
+    assert (j.outcome, len(seen)) == (ERROR, 1)
 
 
 # -- a run: test ids, the denominator, judge errors, rescoring --------------------------------
@@ -222,7 +239,7 @@ def test_reference_run_end_to_end(tmp_path: Path, scripted: Any, sample_of: Any,
     assert overall["pass_rate"] == 0.5
     assert m["mode"] == "reference" and m["questions"] == ["reference"]
     lines = ToolEvalBenchmark.summary_lines(m)
-    assert any("toolscore's own wording" in line and "function-calling" in line
+    assert any("ToolBench's evaluator, release: " in line and "function-calling" in line
                for line in lines)
     assert any("reference run would have stopped" in line for line in lines)
     assert any("without an answer: not counted" in line for line in lines)

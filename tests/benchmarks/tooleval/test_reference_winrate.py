@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,11 +35,13 @@ from toolscore.testing.openai_server import FakeOpenAIServer
 
 
 def play(scripted: Any, cand: Any, ref: Any, rounds: int = 2, seed: int = 0,
-         labels: dict[str, bool | None] | None = None) -> Comparison:
+         labels: dict[str, Any] | None = None, use_pass_rate: bool = False,
+         order: Any = None) -> Comparison:
     with FakeOpenAIServer(scripted) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url)
         return asyncio.run(compare_rounds(judge, cand, ref, rounds=rounds, seed=seed,
-                                          labels=labels))
+                                          labels=labels, use_pass_rate=use_pass_rate,
+                                          order=order))
 
 
 def asked(scripted: Any) -> list[str]:
@@ -56,16 +59,20 @@ def test_a_missing_answer_gives_the_other_side_every_round(scripted: Any,
     assert (c.winner, c.why) == (TIE, "rounds 0-0")
 
 
-def test_identical_answers_are_a_coin_per_round_without_a_judge(scripted: Any,
-                                                                sample_of: Any) -> None:
+def test_identical_answers_are_a_coin_per_round_without_a_preference(scripted: Any,
+                                                                     sample_of: Any) -> None:
     outcomes = set()
     for seed in range(12):
+        scripted.requests.clear()
         c = play(scripted, sample_of("1", "same"), sample_of("1", "same"), seed=seed)
         flips = [coin(seed, "S", "1", r, "identical") for r in range(2)]
         want = CANDIDATE if all(flips) else REFERENCE if not any(flips) else TIE
         assert c.winner == want and {r["why"] for r in c.rounds} == {"identical"}
         outcomes.add(c.winner)
-    assert scripted.requests == [] and outcomes == {CANDIDATE, REFERENCE, TIE}
+        # as the reference: both statuses and the task are asked before the identity test
+        assert asked(scripted) == ["check_answer_status"] * 2 + ["check_task_solvable"] + \
+            ["check_answer_status"] * 2 + ["check_task_solvable"]
+    assert outcomes == {CANDIDATE, REFERENCE, TIE}
 
 
 @pytest.mark.parametrize(("cand", "ref", "winner", "why", "calls"), [
@@ -83,10 +90,12 @@ def test_identical_answers_are_a_coin_per_round_without_a_judge(scripted: Any,
     # a tie within a tier goes to the judge's preference
     ("#solved #best", "#solved", CANDIDATE, "preference",
      ["check_answer_status"] * 2 + ["select_better_answer"]),
+    # (none Solved: the task's solvability is asked first, and not used)
     ("#unsure #still-unsure", "#unsure #still-unsure #best", REFERENCE, "preference",
-     ["check_answer_status", "parse_answer_status"] * 2 + ["select_better_answer"]),
+     ["check_answer_status", "parse_answer_status"] * 2 + ["check_task_solvable",
+                                                            "select_better_answer"]),
     ("plain #best", "plain", CANDIDATE, "preference",
-     ["check_answer_status"] * 2 + ["select_better_answer"]),
+     ["check_answer_status"] * 2 + ["check_task_solvable", "select_better_answer"]),
 ])
 def test_status_tiers_then_preference(scripted: Any, sample_of: Any, cand: str, ref: str,
                                       winner: str, why: str, calls: list[str]) -> None:
@@ -120,18 +129,43 @@ def test_the_order_is_a_seeded_coin_each_round(scripted: Any, sample_of: Any) ->
         assert c.winner == REFERENCE and c.why == "rounds 0-3"
     assert len(seen) > 2  # positions vary from round to round and seed to seed
     # the answers are shown whole, as JSON records
-    pref = scripted.calls("select_better_answer")[-1]["messages"][1]["content"]
+    pref = scripted.calls("select_better_answer")[-1]["messages"][0]["content"]
     assert '"answer_details"' in pref and '"final_answer"' in pref
 
 
-def test_pass_rate_labels_replace_the_judged_statuses(scripted: Any, sample_of: Any) -> None:
+def label(passed: bool | None, answer: str = "Unsolved", task: str = "Solvable") -> Any:
+    return None if passed is None else {"label": passed, "last": (answer, task)}
+
+
+def test_pass_labels_decide_first_whatever_use_pass_rate_says(scripted: Any,
+                                                              sample_of: Any) -> None:
     cand, ref = sample_of("1", "plain"), sample_of("1", "#solved")
-    c = play(scripted, cand, ref, labels={"candidate": True, "reference": False})
-    assert c.winner == CANDIDATE and scripted.requests == []
-    c = play(scripted, cand, ref, rounds=1, labels={"candidate": True, "reference": True})
-    assert c.rounds[0]["why"] == "preference" and asked(scripted) == ["select_better_answer"]
-    c = play(scripted, cand, ref, labels={"candidate": None, "reference": True})
+    for use in (False, True):
+        c = play(scripted, cand, ref, labels={"candidate": label(True),
+                                              "reference": label(False)}, use_pass_rate=use)
+        assert c.winner == CANDIDATE and {r["why"] for r in c.rounds} == {"pass label"}
+        assert scripted.requests == []
+    c = play(scripted, cand, ref, labels={"candidate": None, "reference": label(True)})
     assert (c.winner, c.why) == (ERROR, "pass label missing (judge error in pass rate)")
+
+
+@pytest.mark.parametrize("first", [CANDIDATE, REFERENCE])
+def test_use_pass_rate_statuses_are_not_reordered_with_the_answers(
+        scripted: Any, sample_of: Any, first: str) -> None:
+    """Both passed, the reference side Solved and the candidate not: the reference's statuses
+    stay [reference, candidate] while the answers are shuffled, so whichever is shown first
+    takes the Solved status and the round."""
+    cand, ref = sample_of("1", "plain"), sample_of("1", "#solved")
+    labels = {"candidate": label(True, "Unsolved", "Unsolvable"),
+              "reference": label(True, "Solved")}
+    c = play(scripted, cand, ref, rounds=1, labels=labels, use_pass_rate=True,
+             order=lambda *_: first)
+    assert (c.winner, c.rounds[0]["why"]) == (first, "solved") and scripted.requests == []
+    # both Unsolved: the task status is known, so only the preference is asked
+    labels = {"candidate": label(True, "Unsolved", "Unsolvable"),
+              "reference": label(True, "Unsolved", "Unsolvable")}
+    c = play(scripted, cand, ref, rounds=1, labels=labels, use_pass_rate=True)
+    assert c.rounds[0]["why"] == "preference" and asked(scripted) == ["select_better_answer"]
 
 
 def test_a_judge_error_makes_the_query_an_error(scripted: Any, sample_of: Any) -> None:
@@ -168,7 +202,8 @@ def test_reference_winrate_run(tmp_path: Path, scripted: Any, sample_of: Any,
         run = evaluate("tooleval-winrate", "openai/fake", base_url=srv.base_url, cache=None,
                        out=tmp_path / "run", candidate=cand, reference=ref, seed=3)
     assert {r["temperature"] for r in scripted.requests} == {0.2}
-    assert "check_task_solvable" not in asked(scripted)  # no pass rate judged
+    # the pass labels are judged first (the reference reads its pass-rate files always)
+    assert "check_task_solvable" in asked(scripted)
     winners = {r["output"]["query_id"]: r["scores"]["winner"] for r in run.records}
     identical = [coin(3, "G1_tool", "3", r, "identical") for r in range(2)]
     assert winners == {"1": CANDIDATE, "2": CANDIDATE,
@@ -183,7 +218,8 @@ def test_reference_winrate_run(tmp_path: Path, scripted: Any, sample_of: Any,
     assert o["win_rate"] == wins / 5 and o["tie_rate"] == ties / 5
     assert run.metrics["mode"] == "reference, 2 rounds"
     lines = ToolEvalWinRateBenchmark.summary_lines(run.metrics)
-    assert any("toolscore's own wording" in line for line in lines)
+    assert any("ToolBench's evaluator, release: " in line for line in lines)
+    assert any("stops at its second round" in line for line in lines)
     assert any("wins / queries" in line for line in lines)
     assert score(run.path).metrics == json.loads((run.path / "scores.json").read_text())
 
@@ -191,6 +227,10 @@ def test_reference_winrate_run(tmp_path: Path, scripted: Any, sample_of: Any,
 def toolscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["XDG_CACHE_HOME"] = str(cwd / "xdg-cache")
+    # ToolBench's evaluator files where a download puts them (the fixture script's output)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests" /
+                    "release", cwd / "xdg-cache" / "toolscore" / "data" / "tooleval",
+                    dirs_exist_ok=True)
     return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
@@ -221,7 +261,7 @@ def test_cli_pass_rates_then_winrate_with_pass_rate_labels(tmp_path: Path, scrip
     assert {o["candidate"]["source"] for o in by.values()} == {"run", "missing"}
     # query 5's pass rate was a judge error: no label, so no comparison
     assert by["5"]["comparison"]["winner"] == ERROR
-    assert by["1"]["comparison"]["rounds"][0]["why"] == "solved"  # labels: passed vs failed
+    assert by["1"]["comparison"]["rounds"][0]["why"] == "pass label"  # passed vs failed
     assert doc["overall"]["queries"] == 6 and len(doc["overall"]) > 0
     shown = toolscore("report", "w", cwd=tmp_path)
     assert shown.returncode == 0 and "tie rate" in shown.stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -110,6 +111,10 @@ def test_win_rate_counts_ties_half_and_missing_answers_lose() -> None:
 def toolscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["XDG_CACHE_HOME"] = str(cwd / "xdg-cache")
+    # ToolBench's evaluator files where a download puts them (the fixture script's output)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests" /
+                    "release", cwd / "xdg-cache" / "toolscore" / "data" / "tooleval",
+                    dirs_exist_ok=True)
     return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 

@@ -204,11 +204,11 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
         return answered
 
     def check(self) -> None:
-        _ = self.evaluator
         """Bad answer files and a bad judge configuration fail here, before any judge call."""
         _ = self.judge_config
         if not self.samples():
             raise ToolEvalDataError(self.source, None, "(answers)", "no queries to judge")
+        _ = self.evaluator  # the reference mode's questions: missing files fail here
 
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:

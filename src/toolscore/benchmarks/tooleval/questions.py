@@ -21,7 +21,7 @@ from typing import Any
 
 from toolscore.benchmarks.tooleval import prompts
 from toolscore.benchmarks.tooleval.data import Answer, Sample
-from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ask
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ask, default_evaluator
 from toolscore.judges.llm import Verdict
 
 STABLE_TEMPLATES = (prompts.ANSWER_STATUS, prompts.ANSWER_STATUS_PATH, prompts.TASK_SOLVABLE,
@@ -90,12 +90,11 @@ def reference_procedure(evaluator: ReleaseEvaluator, reason: bool = True) -> Pro
 
 
 def procedure(mode: str, evaluator: ReleaseEvaluator | None) -> Procedure:
+    """``mode``'s questions; the reference mode's from ``evaluator``, by default the release's
+    found where the dataset is looked for (:func:`~.release.default_evaluator`)."""
     if mode == "stable":
         return STABLE
-    if evaluator is None:
-        raise ValueError("the reference mode needs ToolBench's evaluator files "
-                         "(release.load_evaluator)")
-    return reference_procedure(evaluator)
+    return reference_procedure(evaluator or default_evaluator())
 
 
 REFERENCE_TEMPERATURE = 0.2  # the reference evaluator's, when its config gives none

@@ -139,6 +139,12 @@ def load_evaluator(folder: Path) -> ReleaseEvaluator:
                             f"release: {EVALUATOR_DIR} ({folder})", digest.hexdigest()[:12])
 
 
+def default_evaluator() -> ReleaseEvaluator:
+    """The release's evaluator where the tooleval dataset is looked for (read each time: a
+    library caller's data may change between calls)."""
+    return load_evaluator(find_evaluator())
+
+
 async def ask(judge: Any, question: ReleaseQuestion, variables: dict[str, Any], vote: int,
               *, reason: bool, max_tokens: int | None) -> Verdict:
     """One verdict asked as the reference asks it, at the judge's temperature (never raises

@@ -191,11 +191,11 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         return self._samples
 
     def check(self) -> None:
-        _ = self.evaluator
         _ = self.judge_config
         if not self.samples():
             raise ToolEvalDataError(str(self.options.candidate), None, "(answers)",
                                     "no queries to compare")
+        _ = self.evaluator  # the reference mode's questions: missing files fail here
 
     # -- protocol ----------------------------------------------------------------------------
     def _needs_labels(self) -> bool:
@@ -308,6 +308,14 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         lines += [f"pass rate of the labels judged or reused: {shown}",
                   f"judge: {metrics.get('judge')}; prompts: "
                   f"{metrics.get('prompts') or prompts_label('stable')}"]
+        mode = str(metrics.get("mode", ""))
+        if mode.startswith("reference") and not mode.startswith("reference, 1 round"):
+            lines.append("the reference's eval_preference.py stops at its second round (no "
+                         "'round_1' entry): with one round it runs; these rounds go on")
+        if mode.startswith("reference") and (overall.get("decided_by") or {}).get(
+                "missing answer"):
+            lines.append("a query missing from one side: the reference would stop writing its "
+                         "results there (it reads both sides' answers for every query)")
         if str(metrics.get("mode", "")).startswith("reference") and overall.get("errors"):
             lines.append(f"{overall['errors']} queries with a judge error are left out (the "
                          "reference run would have stopped)")

@@ -36,7 +36,7 @@ from typing import Any
 from toolscore.benchmarks.tooleval.data import Answer, Sample
 from toolscore.benchmarks.tooleval.passrate import answer_status, coin
 from toolscore.benchmarks.tooleval.questions import reference_procedure
-from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ask
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ask, default_evaluator
 from toolscore.benchmarks.tooleval.winrate import (
     CANDIDATE,
     ERROR,
@@ -147,18 +147,27 @@ async def play_round(judge: LLMJudge, samples: dict[str, Sample], round_: int, s
 
 
 async def compare_rounds(judge: LLMJudge, cand: Sample, ref: Sample, *, rounds: int, seed: int,
-                         evaluator: ReleaseEvaluator, labels: dict[str, Any] | None = None,
+                         evaluator: ReleaseEvaluator | None = None,
+                         labels: dict[str, Any] | None = None,
                          use_pass_rate: bool = False, order: Order | None = None
                          ) -> Comparison:
     """One query over ``rounds`` rounds (never raises for judge failures). ``labels`` are each
-    side's pass-rate result (``{"label", "last": (answer status, task status)}``, None when
-    unknown); ``order`` replaces the coin that decides which side is shown first."""
+    side's pass-rate result (``{"label", "last": (answer status, task status)}``; None for a
+    side without an answer; an answered side without one is a pass-rate judge error, where the
+    reference would have stopped: the query is an error); ``order`` replaces the coin that
+    decides which side is shown first; ``evaluator`` is by default the release's
+    (:func:`~.release.default_evaluator`)."""
     c = Comparison(cand.subset or ref.subset, cand.query_id or ref.query_id, ERROR,
                    "judge error", None if labels is None or labels[CANDIDATE] is None
                    else labels[CANDIDATE]["label"],
                    None if labels is None or labels[REFERENCE] is None
                    else labels[REFERENCE]["label"])
     samples = {CANDIDATE: cand, REFERENCE: ref}
+    if labels is not None and any(labels[s] is None and samples[s].answer is not None
+                                  for s in SIDES):
+        c.why = "pass label missing (judge error in pass rate)"  # the reference stopped there
+        return c
+    evaluator = evaluator or default_evaluator()
     for r in range(rounds):
         played = await play_round(judge, samples, r, seed, labels, use_pass_rate, evaluator,
                                   c, order)
