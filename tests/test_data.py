@@ -133,6 +133,9 @@ def _pinned_archive(tmp: Path, name: str, layout: str, mutate: str | None = None
                 blob += b" "
             zf.writestr(f"Repo-abc/{layout}/{f.relative_to(root)}", blob)
         zf.writestr("Repo-abc/README.md", "not part of the dataset")
+        for rel in SOURCES[name].sources or {}:  # ToolBench's evaluator files, not in the data
+            release = Path(__file__).parent / "fixtures" / "tooleval_requests" / "release"
+            zf.writestr(f"Repo-abc/{rel}", (release / rel).read_bytes())
     return path
 
 
@@ -159,7 +162,7 @@ def test_a_pinned_download_finds_its_files_in_any_layout(
     target = fetch(source)
     assert find_dataset(name, download=False) == target
     assert sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()) == \
-        sorted(source.pins or {})
+        sorted({**(source.pins or {}), **(source.sources or {})})
 
 
 def test_a_pinned_download_refuses_a_changed_file(tmp_path: Path,

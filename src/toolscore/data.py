@@ -63,7 +63,8 @@ SOURCES["autode"] = DatasetSource(
     sha256="", files=(), marker="data_v1_2.jsonl", pins=data_pins.AUTODE)
 SOURCES["tooleval"] = DatasetSource(
     name="tooleval", url="https://github.com/OpenBMB/ToolBench/archive/d56fdd8.zip", subdir="",
-    sha256="", files=(), marker="converted", pins=data_pins.TOOLEVAL)
+    sha256="", files=(), marker="converted", pins=data_pins.TOOLEVAL,
+    sources=data_pins.TOOLEVAL_SOURCE)
 
 # Datasets without a pinned download: a folder counts as the dataset only if it has this file.
 # ACS: the released file also holds the requests this project keeps aside to verify its judges

@@ -120,3 +120,14 @@ TOOLTALK_SOURCE: dict[str, str] = {
     "src/tooltalk/evaluation/evaluate_openai.py":
         "c53ddeeb09a39aea062c1f46d609e50388f2020fc0785aee5ea46891c52590ce",
 }
+
+
+# ToolBench's evaluator files that ToolEval's reference mode reads at run time (its questions,
+# function schemas and sampling fields: toolscore.benchmarks.tooleval.release), kept beside
+# the data.
+TOOLEVAL_SOURCE: dict[str, str] = {
+    "toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default/config.yaml":
+        "cd80ce6484def599155944b66626aea7d8ed41af0032c5637ef428473eadc6e3",
+    "toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default/template.txt":
+        "6290be607cd67682457296508edc1404ac4ee0b153225bb6cb0cdeba36c97d7e",
+}
