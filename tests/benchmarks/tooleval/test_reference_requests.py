@@ -3,9 +3,10 @@ decide what it decides? Against the recordings of ``tests/fixtures/tooleval_requ
 (made by its ``make_fixtures.py``: the reference run on the same answers with the same scripted
 judge), request by request, in the order the reference sent them.
 
-The one difference allowed is the API's framing (``tools``/``tool_choice`` where the reference
-sends the legacy ``functions``/``function_call``): the comparison reads both in the legacy
-shape and counts the framing apart. The model name is the user's choice and is not compared.
+Asked for the legacy ``functions`` request shape (``call_api``), toolscore's requests are the
+reference's; asked for ``tools`` (what ``auto`` sends to an endpoint other than OpenAI's), the
+API's framing is the one difference: the comparison reads both in the legacy shape and counts
+the framing apart. The model name is the user's choice and is not compared.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests
 SUBSETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category",
            "G3_instruction")
 MODELS = ("ref_model", "cand_model")
-ALLOWED = {"api shape"}  # the legacy request shape is the provider's to send
+ALLOWED = {"functions": set(), "tools": {"api shape"}}  # by the request shape asked for
 
 
 @pytest.fixture(scope="module")
@@ -66,22 +67,25 @@ def bodies(recorded: dict[str, Any], phase: str) -> list[dict[str, Any]]:
     return [recorded["bodies"][k] for k in recorded["phases"][phase]["requests"]]
 
 
-def run_pass_rate(model: str, evaluator: Any) -> tuple[Any, list[dict[str, Any]]]:
+def run_pass_rate(model: str, evaluator: Any,
+                  call_api: str = "functions") -> tuple[Any, list[dict[str, Any]]]:
     judge_fn = ScriptedToolEvalJudge()
     with FakeOpenAIServer(judge_fn) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url,
-                           config=GenerateConfig(temperature=evaluator.temperature))
+                           config=GenerateConfig(temperature=evaluator.temperature,
+                                                 call_api=call_api))
         result = asyncio.run(pass_rate(judge, answers(model), votes=4, max_concurrency=1,
                                        mode="reference", evaluator=evaluator))
     return result, judge_fn.requests
 
 
+@pytest.mark.parametrize("call_api", ["functions", "tools"])
 @pytest.mark.parametrize("model", MODELS)
 def test_pass_rate_requests_and_decisions_match_the_reference(
-        model: str, recorded: dict[str, Any], evaluator: Any) -> None:
-    result, ours = run_pass_rate(model, evaluator)
+        model: str, call_api: str, recorded: dict[str, Any], evaluator: Any) -> None:
+    result, ours = run_pass_rate(model, evaluator, call_api)
     reference = bodies(recorded, f"pass_rate/{model}")
-    assert set(compare_requests(reference, ours)) <= ALLOWED
+    assert set(compare_requests(reference, ours)) == ALLOWED[call_api]
     assert len(ours) == len(reference)
     votes = recorded["phases"][f"pass_rate/{model}"]["votes"]
     for r in result.results:
@@ -109,9 +113,10 @@ def reference_labels(recorded: dict[str, Any]) -> dict[tuple[str, str], dict[str
     return out
 
 
-@pytest.mark.parametrize("use_pass_rate", [False, True])
+@pytest.mark.parametrize(("use_pass_rate", "call_api"), [(False, "functions"),
+                                                        (True, "functions"), (True, "tools")])
 def test_win_rate_requests_and_decisions_match_the_reference(
-        use_pass_rate: bool, recorded: dict[str, Any], evaluator: Any) -> None:
+        use_pass_rate: bool, call_api: str, recorded: dict[str, Any], evaluator: Any) -> None:
     phase = recorded["phases"][f"preference/use_pass_rate={str(use_pass_rate).lower()}"]
     shown = {s["query"]: CANDIDATE if s["order"][0] == 1 else REFERENCE
              for s in phase["shuffles"]}
@@ -121,7 +126,8 @@ def test_win_rate_requests_and_decisions_match_the_reference(
     decided = {}
     with FakeOpenAIServer(judge_fn) as srv:
         judge = make_judge("openai/fake", base_url=srv.base_url,
-                           config=GenerateConfig(temperature=evaluator.temperature))
+                           config=GenerateConfig(temperature=evaluator.temperature,
+                                                 call_api=call_api))
         for ref in answers("ref_model"):
             key = (ref.subset, ref.query_id)
             c = asyncio.run(compare_rounds(
@@ -130,7 +136,7 @@ def test_win_rate_requests_and_decisions_match_the_reference(
                 order=lambda *_, q=ref.query: shown[q]))
             decided[key] = c.winner
     assert set(compare_requests(bodies(recorded, phase_name(use_pass_rate)),
-                                judge_fn.requests)) <= ALLOWED
+                                judge_fn.requests)) == ALLOWED[call_api]
     assert len(judge_fn.requests) == len(phase["requests"])
     for (subset, qid), winner in decided.items():
         counts = phase["rounds"][subset][qid]

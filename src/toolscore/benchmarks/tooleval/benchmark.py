@@ -63,6 +63,11 @@ class ToolEvalOptions:
     test_ids: Path | None = option(
         None, "ToolBench test-id files (a folder of <subset>.json, or one file): only queries "
         "both in the answers and in the list are judged, as the reference does.")
+    call_api: Literal["auto", "functions", "tools"] = option(
+        "auto", "Reference mode: the judge's request shape (openai/ models): functions (the "
+        "legacy API ToolBench's evaluator sends; tools when the endpoint refuses it) | tools | "
+        "auto (functions for OpenAI's own API, tools elsewhere: vLLM, llama.cpp and Ollama "
+        "ignore functions).")
     evaluator: Path | None = option(
         None, "Reference mode: the folder of ToolBench's evaluator files (config.yaml, "
         "template.txt) whose questions, function schemas and sampling fields are sent. "
@@ -153,7 +158,7 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
             "answers": str(self.source), "subset": list(self.options.subset),
             "per_subset": self.options.per_subset, "votes": self.votes, "seed": self.seed,
             "strict": self.strict, "mode": self.mode_label(), "temperature": self.temperature,
-            **sampling(self.evaluator),
+            **sampling(self.evaluator), "call_api": self.options.call_api,
             "test_ids": None if self.options.test_ids is None else str(self.options.test_ids),
             "prompts": prompts_label(self.mode, self.evaluator),
         }
@@ -215,7 +220,8 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
         """``votes`` judgements of one answer; the task is judged for a give-up even when
         scoring strictly, so the record can be scored under either rule."""
         s: Answered = sample.data
-        judge = sample_judge(model, self.temperature, self.judge_config)
+        judge = sample_judge(model, self.temperature, self.judge_config,
+                             self.options.call_api if self.mode == "reference" else None)
         first = epoch * self.votes  # later epochs are new votes, not cache hits
         js = [await judge_once(judge, s, first + v, mode=self.mode,  # type: ignore[arg-type]
                                evaluator=self.evaluator)

@@ -95,17 +95,20 @@ def judge_id(config: Any, model_name: str) -> str | None:
     return str(config.id)
 
 
-def sample_judge(model: Any, temperature: float, config: Any = None) -> SampleJudge:
+def sample_judge(model: Any, temperature: float, config: Any = None,
+                 call_api: str | None = None) -> SampleJudge:
     """The judge for one sample over the run's ``model`` (the runner's per-sample view of the
     client, or a client itself). ``config`` (a judge configuration) replaces the system prompt
-    and the temperature, and names the verdicts."""
+    and the temperature, and names the verdicts; ``call_api`` is the request shape the
+    reference mode asks for (``GenerateConfig.call_api``)."""
     client = getattr(model, "client", model)
     if hasattr(client, "with_role"):
         client = client.with_role("judge")
     watched = _Watched(client)
     if config is not None and config.temperature is not None:
         temperature = config.temperature
-    gen = GenerateConfig(temperature=temperature, max_tokens=MAX_TOKENS, seed=JUDGE_SEED)
+    gen = GenerateConfig(temperature=temperature, max_tokens=MAX_TOKENS, seed=JUDGE_SEED,
+                         call_api=call_api)
     llm = LLMJudge(watched, config=gen)  # type: ignore[arg-type]  # a ModelClient, watched
     if config is not None:
         llm.system = config.template

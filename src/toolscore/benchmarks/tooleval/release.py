@@ -8,7 +8,8 @@ user message, with ``{placeholders}``), ``config.yaml`` the function schemas the
 and the sampling fields (``completions_kwargs``). The files come with the dataset download
 (:data:`toolscore.data_pins.TOOLEVAL_SOURCE`) or from ``--option evaluator=DIR``.
 
-As the reference asks: one user message and no system prompt; the one function, forced; when
+As the reference asks: one user message and no system prompt; the one function, forced (in the
+legacy ``functions`` request shape when the judge's ``call_api`` asks for it); when
 the caller wants a reason, a required ``reason`` string added after the label (pass rate and
 preference do, the win rate's status questions do not); ``max_tokens`` and ``temperature`` from
 the config and no ``seed``. A reply whose call is missing or not JSON is asked again afresh, 3
@@ -154,7 +155,8 @@ async def ask(judge: Any, question: ReleaseQuestion, variables: dict[str, Any], 
     messages = [Message(role="user", content=question.text.format(**variables))]
     tools = [question.spec(reason)]
     config = GenerateConfig(temperature=llm.config.temperature, max_tokens=max_tokens, seed=None,
-                            tool_choice=question.name)
+                            tool_choice=question.name,
+                            call_api=getattr(llm.config, "call_api", None))
     verdict = Verdict(question.name, None, vote=vote, judge=getattr(llm, "judge_id", None))
     for attempt in range(TRIES):
         try:

@@ -87,6 +87,11 @@ class WinRateOptions:
     strict: bool = option(False, "A give-up answer fails (pass labels judged here).")
     temperature: float | None = option(None, "Judge sampling temperature (default: 0.2 in "
                                        "the reference mode, 0.7 in the stable mode).")
+    call_api: Literal["auto", "functions", "tools"] = option(
+        "auto", "Reference mode: the judge's request shape (openai/ models): functions (the "
+        "legacy API ToolBench's evaluator sends; tools when the endpoint refuses it) | tools | "
+        "auto (functions for OpenAI's own API, tools elsewhere: vLLM, llama.cpp and Ollama "
+        "ignore functions).")
     evaluator: Path | None = option(
         None, "Reference mode: the folder of ToolBench's evaluator files (config.yaml, "
         "template.txt) whose questions, function schemas and sampling fields are sent. "
@@ -170,6 +175,7 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
             "pref_votes": o.pref_votes, "rounds": o.rounds, "use_pass_rate": o.use_pass_rate,
             "seed": o.seed, "strict": o.strict, "mode": self.mode_label(),
             "temperature": self.temperature, **sampling(self.evaluator),
+            "call_api": o.call_api,
             "test_ids": None if o.test_ids is None else str(o.test_ids),
             "prompts": prompts_label(self.mode, self.evaluator)}
         if cfg is not None:
@@ -222,7 +228,8 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
 
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         pair: Pair = sample.data
-        judge = sample_judge(model, self.temperature, self.judge_config)
+        judge = sample_judge(model, self.temperature, self.judge_config,
+                             self.options.call_api if self.mode == "reference" else None)
         cand = await self._label(judge, pair.candidate)
         ref = await self._label(judge, pair.reference)
         c_sample = pair.candidate.sample or placeholder(pair)
