@@ -158,3 +158,33 @@ def test_the_fixture_covers_the_edge_cases(recorded: dict[str, Any]) -> None:
             "long-best", "no-finish", "method", "shuffle", "identical"} <= cases
     first = recorded["bodies"][recorded["phases"]["pass_rate/ref_model"]["requests"][0]]
     assert first["max_tokens"] == 1000 and "seed" not in first and "functions" in first
+
+
+def test_a_pass_rate_run_sends_the_reference_requests(tmp_path: Path, recorded: dict[str, Any],
+                                                      release_evaluator: Path) -> None:
+    """The benchmark as a user runs it (options, the evaluator found where a download puts it,
+    its sampling fields): the same requests as the reference, in whatever order the run's
+    concurrency sends them, and the same verdicts."""
+    from toolscore import evaluate
+
+    judge_fn = ScriptedToolEvalJudge()
+    with FakeOpenAIServer(judge_fn) as srv:
+        run = evaluate("tooleval", "openai/fake", base_url=srv.base_url, cache=None,
+                       out=tmp_path / "run", answers=FIXTURES / "answers" / "ref_model",
+                       test_ids=FIXTURES / "test_ids", votes=4, call_api="functions")
+
+    def key(body: dict[str, Any]) -> str:
+        return json.dumps({k: v for k, v in body.items() if k != "model"}, sort_keys=True)
+
+    assert Counter(map(key, judge_fn.requests)) == \
+        Counter(map(key, bodies(recorded, "pass_rate/ref_model")))
+    assert run.config.benchmark_config["max_tokens"] == 1000
+    assert run.config.benchmark_config["temperature"] == 0.2
+    votes = recorded["phases"]["pass_rate/ref_model"]["votes"]
+    assert len(run.records) == sum(len(v) for v in votes.values())
+    for r in run.records:
+        out = r["output"]
+        ref = votes[out["subset"]][out["query_id"]]
+        outcomes = r["scores"]["votes"]
+        if UNSURE not in outcomes:
+            assert (outcomes.count(PASS), outcomes.count(FAIL)) == (ref["passed"], ref["failed"])
