@@ -261,3 +261,17 @@ def test_missing_test_id_file_is_one_line(tmp_path: Path, sample_of: Any,
                                          "file for G1_tool"):
         evaluate("tooleval", "openai/fake", base_url="http://127.0.0.1:9/v1", cache=None,
                  out=tmp_path / "run", answers=answers, test_ids=tmp_path / "empty")
+
+
+def test_a_configured_judge_template_goes_before_the_question(scripted: Any,
+                                                               sample_of: Any) -> None:
+    """The reference sends no system prompt; a judge configuration's template is the user's
+    deviation, sent as one and named by the verdicts' judge id."""
+    with FakeOpenAIServer(scripted) as srv:
+        judge = make_judge("openai/fake", base_url=srv.base_url)
+        judge.system, judge.judge_id = "Grade strictly.", "strict-judge"
+        j = asyncio.run(judge_once(judge, sample_of("1", "#solved"), 0))
+    [request] = scripted.requests
+    assert [m["role"] for m in request["messages"]] == ["system", "user"]
+    assert request["messages"][0]["content"] == "Grade strictly."
+    assert {v.judge for v in j.verdicts} == {"strict-judge"}

@@ -11,10 +11,11 @@ and the sampling fields (``completions_kwargs``). The files come with the datase
 As the reference asks: one user message and no system prompt; the one function, forced (in the
 legacy ``functions`` request shape when the judge's ``call_api`` asks for it); when
 the caller wants a reason, a required ``reason`` string added after the label (pass rate and
-preference do, the win rate's status questions do not); ``max_tokens`` and ``temperature`` from
-the config and no ``seed``. A reply whose call is missing or not JSON is asked again afresh, 3
-tries in all (the reference's retry); a label outside the enum is an error verdict where the
-reference would stop.
+preference do, the win rate's status questions do not); a judge configuration's template, when
+one is given, as a system prompt before it (a deviation the verdicts' judge id names);
+``max_tokens`` and ``temperature`` from the config and no ``seed``. A reply whose call is
+missing or not JSON is asked again afresh, 3 tries in all (the reference's retry); a label
+outside the enum is an error verdict where the reference would stop.
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ async def ask(judge: Any, question: ReleaseQuestion, variables: dict[str, Any], 
     re-raised by a run's judge)."""
     llm = getattr(judge, "llm", judge)
     messages = [Message(role="user", content=question.text.format(**variables))]
+    if getattr(llm, "system", None):  # a judge configuration's template: the user's choice,
+        messages.insert(0, Message(role="system", content=llm.system))  # named by judge_id
     tools = [question.spec(reason)]
     config = GenerateConfig(temperature=llm.config.temperature, max_tokens=max_tokens, seed=None,
                             tool_choice=question.name,
