@@ -132,8 +132,8 @@ def test_judge_config_names_the_judgements(demo_run: Path, tmp_path: Path) -> No
 
 
 def test_judge_a_demo_run_in_the_reference_mode(demo_run: Path, tmp_path: Path) -> None:
-    """The default mode asks by function calls at temperature 0.2, shown the raw Finish
-    arguments: the same 5 of 6 pass as with the stable prompts above."""
+    """The default mode asks ToolBench's questions by function calls at temperature 0.2, shown
+    the raw Finish arguments: the same 5 of 6 pass as with the stable prompts above."""
     from toolscore.types import ToolCall
 
     seen: list[dict[str, Any]] = []
@@ -141,7 +141,7 @@ def test_judge_a_demo_run_in_the_reference_mode(demo_run: Path, tmp_path: Path) 
     def respond(request: dict[str, Any]) -> dict[str, Any]:
         seen.append(request)
         function = request["tools"][0]["function"]["name"]
-        shown = request["messages"][1]["content"]
+        shown = request["messages"][-1]["content"]  # the question (no system prompt)
         args = ({"task_status": "Solvable"} if function == "check_task_solvable" else
                 {"answer_status": "Unsolved" if "Deleted" in shown else "Solved"})
         call = ToolCall("c", function, json.dumps({"reason": "r", **args}))
@@ -156,7 +156,7 @@ def test_judge_a_demo_run_in_the_reference_mode(demo_run: Path, tmp_path: Path) 
         5 / 6)
     assert {r["temperature"] for r in seen} == {0.2}
     first = next(r for r in seen if r["tools"][0]["function"]["name"] == "check_answer_status")
-    assert '"return_type": "give_answer"' in first["messages"][1]["content"]
+    assert '"return_type": "give_answer"' in first["messages"][-1]["content"]
 
 
 def test_tooleval_passrate_with_failed_judgements_exits_3(demo_run: Path, tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Where the tests find the released datasets, and what happens when they are absent.
 
 ``$TOOLSCORE_DATA`` (CI sets it to ``../shared/datasets``), else ``../shared/datasets`` next to
-the repository. A test that needs a dataset uses ``needs("autode")`` (a marker) or
+the repository, with ToolBench's evaluator files added beside the ToolEval answers (see
+:func:`_with_evaluator`). A test that needs a dataset uses ``needs("autode")`` (a marker) or
 ``dataset("autode")`` (a path, inside a test): when the data is missing the test is skipped on
 a developer's machine, but fails when ``TOOLSCORE_REQUIRE_DATA=1`` (as in CI), so a green CI
 run always means the fidelity tests ran.
@@ -9,13 +10,45 @@ run always means the fidelity tests ran.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ROOT = Path(os.environ.get("TOOLSCORE_DATA") or REPO.parent / "shared" / "datasets")
+RELEASED = Path(os.environ.get("TOOLSCORE_DATA") or REPO.parent / "shared" / "datasets")
+# ToolBench's evaluator files, which ToolEval's reference mode reads beside the answers (a
+# download brings both; the shared datasets hold the answers only): the fixture script's output
+EVALUATOR = REPO / "tests" / "fixtures" / "tooleval_requests" / "release"
+
+
+def _with_evaluator(released: Path) -> Path:
+    """The datasets root the tests use: ``released`` as it is (links), its tooleval folder a
+    copy with ToolBench's evaluator files beside the answers, as a download leaves them. Made
+    once under the temp folder, so a subprocess given ``TOOLSCORE_DATA`` finds them too."""
+    if not (released / "tooleval").is_dir() or (released / "tooleval" / "toolbench").exists():
+        return released
+    key = hashlib.sha256(f"{released.resolve()}|{EVALUATOR}".encode()).hexdigest()[:12]
+    root = Path(tempfile.gettempdir()) / f"toolscore-test-datasets-{key}"
+    if root.is_dir():
+        return root
+    part = Path(tempfile.mkdtemp(prefix=root.name + "."))
+    for entry in released.iterdir():
+        if entry.name != "tooleval":
+            (part / entry.name).symlink_to(entry.resolve())
+    shutil.copytree(released / "tooleval", part / "tooleval")  # 5 MB, walked by tests
+    shutil.copytree(EVALUATOR / "toolbench", part / "tooleval" / "toolbench")
+    try:
+        part.rename(root)
+    except OSError:  # another process made it first
+        shutil.rmtree(part, ignore_errors=True)
+    return root
+
+
+ROOT = _with_evaluator(RELEASED)
 REQUIRED = os.environ.get("TOOLSCORE_REQUIRE_DATA") == "1"
 # a file or folder that must exist for a dataset to count as present
 MARKERS = {"tooltalk": "databases", "autode": "data_v1_2.jsonl", "acs": "acs_dev.csv",

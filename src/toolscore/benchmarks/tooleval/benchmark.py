@@ -34,6 +34,7 @@ from toolscore.benchmarks.tooleval.passrate import gave_up, judge_once
 from toolscore.benchmarks.tooleval.prompts import answer_text
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
 from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, find_evaluator, load_evaluator
+from toolscore.data import DataError
 from toolscore.judges.registry import ConfiguredJudge
 
 RELEASED = Path("converted") / "gpt-3.5-turbo_CoT"  # the answers the dataset ships
@@ -145,8 +146,16 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
             self._evaluator = load_evaluator(folder)
         return self._evaluator
 
+    def found_evaluator(self) -> ReleaseEvaluator | None:
+        """The evaluator if its files are there (None otherwise): what the run's settings
+        show before :meth:`check`, which refuses missing files after the answers' own errors."""
+        try:
+            return self.evaluator
+        except DataError:
+            return None
+
     def default_temperature(self) -> float:
-        ev = self.evaluator
+        ev = self.found_evaluator()
         if ev is not None and ev.temperature is not None:
             return float(ev.temperature)
         return TEMPERATURE[self.mode]
@@ -158,9 +167,9 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
             "answers": str(self.source), "subset": list(self.options.subset),
             "per_subset": self.options.per_subset, "votes": self.votes, "seed": self.seed,
             "strict": self.strict, "mode": self.mode_label(), "temperature": self.temperature,
-            **sampling(self.evaluator), "call_api": self.options.call_api,
+            **sampling(self.found_evaluator(), self.mode), "call_api": self.options.call_api,
             "test_ids": None if self.options.test_ids is None else str(self.options.test_ids),
-            "prompts": prompts_label(self.mode, self.evaluator),
+            "prompts": prompts_label(self.mode, self.found_evaluator()),
         }
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
@@ -244,7 +253,7 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         metrics = scoring.aggregate(records, strict=self.strict, seed=self.seed,
                                     votes=self.votes, judge=None, mode=self.mode)
-        metrics["prompts"] = prompts_label(self.mode, self.evaluator)
+        metrics["prompts"] = prompts_label(self.mode, self.found_evaluator())
         if self.judge_config is not None:
             metrics["judge_config"] = self.judge_config.identity()
         return metrics

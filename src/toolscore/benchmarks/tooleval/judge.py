@@ -23,11 +23,11 @@ MAX_TOKENS = 512  # per verdict in the stable mode (the reference mode sends its
 JUDGE_SEED = 0  # the stable mode's sampling seed (vote v sends seed + v); the reference sends none
 
 
-def sampling(evaluator: Any) -> dict[str, Any]:
+def sampling(evaluator: Any, mode: str = "reference") -> dict[str, Any]:
     """The sampling fields run.json records: the release evaluator's (reference mode, no
-    seed) or toolscore's (stable mode)."""
-    if evaluator is not None:
-        return {"max_tokens": evaluator.max_tokens, "judge_seed": None}
+    seed; unknown while its files are not found) or toolscore's (stable mode)."""
+    if mode == "reference":
+        return {"max_tokens": getattr(evaluator, "max_tokens", None), "judge_seed": None}
     return {"max_tokens": MAX_TOKENS, "judge_seed": JUDGE_SEED}
 
 

@@ -48,6 +48,7 @@ from toolscore.benchmarks.tooleval.sides import (
 )
 from toolscore.benchmarks.tooleval.winrate import POINTS, compare, report
 from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
+from toolscore.data import DataError
 from toolscore.judges.registry import ConfiguredJudge
 
 WIN_KINDS = ("tooleval-pref", "tooleval-pass")
@@ -154,8 +155,16 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
             self._evaluator = load_evaluator(folder)
         return self._evaluator
 
+    def found_evaluator(self) -> ReleaseEvaluator | None:
+        """The evaluator if its files are there (None otherwise): what the run's settings
+        show before :meth:`check`, which refuses missing files after the answers' own errors."""
+        try:
+            return self.evaluator
+        except DataError:
+            return None
+
     def default_temperature(self) -> float:
-        ev = self.evaluator
+        ev = self.found_evaluator()
         if ev is not None and ev.temperature is not None:
             return float(ev.temperature)
         return TEMPERATURE[self.mode]
@@ -174,10 +183,10 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
             "subset": list(o.subset), "per_subset": o.per_subset, "votes": self.votes,
             "pref_votes": o.pref_votes, "rounds": o.rounds, "use_pass_rate": o.use_pass_rate,
             "seed": o.seed, "strict": o.strict, "mode": self.mode_label(),
-            "temperature": self.temperature, **sampling(self.evaluator),
+            "temperature": self.temperature, **sampling(self.found_evaluator(), self.mode),
             "call_api": o.call_api,
             "test_ids": None if o.test_ids is None else str(o.test_ids),
-            "prompts": prompts_label(self.mode, self.evaluator)}
+            "prompts": prompts_label(self.mode, self.found_evaluator())}
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
         return out
@@ -270,7 +279,7 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
                                             self.votes, self.mode)
                             for role in ("candidate", "reference")}
         doc["pass_rate"].update(votes=self.votes, seed=self.options.seed)
-        doc.update(mode=self.mode_label(), prompts=prompts_label(self.mode, self.evaluator),
+        doc.update(mode=self.mode_label(), prompts=prompts_label(self.mode, self.found_evaluator()),
                    errors=sum(1 for r in records if r.get("status") != "ok"),
                    usage=scoring.usage(records))
         if self.judge_config is not None:
