@@ -255,6 +255,8 @@ def test_cli_pass_rates_then_winrate_with_pass_rate_labels(tmp_path: Path, scrip
     # the labels were read from the two runs: only preferences were asked
     assert set(during) == {"select_better_answer"}
     assert doc["mode"] == "reference, 3 rounds, pass-rate statuses"
+    assert any("not reordered on a shuffle" in line
+               for line in ToolEvalWinRateBenchmark.summary_lines(doc))
     records = [json.loads(x) for x in (tmp_path / "w" / "samples.jsonl").read_text()
                .splitlines()]
     by = {r["output"]["query_id"]: r["output"] for r in records}

@@ -328,6 +328,10 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
         if mode.startswith("reference") and not mode.startswith("reference, 1 round"):
             lines.append("the reference's eval_preference.py stops at its second round (no "
                          "'round_1' entry): with one round it runs; these rounds go on")
+        if "pass-rate statuses" in mode:
+            lines.append("statuses from the pass rate as the reference reads them: each side's "
+                         "last judgement, the reference side's first whatever order the answers "
+                         "are shown in (not reordered on a shuffle)")
         if mode.startswith("reference") and (overall.get("decided_by") or {}).get(
                 "missing answer"):
             lines.append("a query missing from one side: the reference would stop writing its "
