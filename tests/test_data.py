@@ -8,9 +8,17 @@ from pathlib import Path
 
 import pytest
 from support import data
+from support.autode_release import values, write_release
 from support.data import needs
 
-from toolscore.data import SOURCES, DataNotFound, content_checksum, fetch, find_dataset
+from toolscore.data import (
+    SOURCES,
+    DataNotFound,
+    DatasetSource,
+    content_checksum,
+    fetch,
+    find_dataset,
+)
 
 DATA = data.path("tooltalk")
 needs_data = needs("tooltalk")
@@ -121,17 +129,38 @@ def test_extraction_keeps_the_subdir_only(tmp_path: Path) -> None:
         "databases/Account.json"]
 
 
+def _release_files(tmp: Path, name: str) -> dict[str, bytes]:
+    """The release's own source files that ``name``'s default mode reads, which the shared data
+    does not hold: written from the recorded values (so not the release's bytes)."""
+    if not SOURCES[name].sources:
+        return {}
+    folder = write_release(tmp / "release")
+    return {rel: (folder / rel).read_bytes() for rel in SOURCES[name].sources}
+
+
+def _source(tmp: Path, name: str, url: str) -> DatasetSource:
+    """``name``'s pinned source at ``url``, its source files pinned to the written ones."""
+    import hashlib
+
+    files = _release_files(tmp, name)
+    return replace(SOURCES[name], url=url, sources={
+        rel: hashlib.sha256(blob).hexdigest() for rel, blob in files.items()} or None)
+
+
 def _pinned_archive(tmp: Path, name: str, layout: str, mutate: str | None = None) -> Path:
     """The released files of ``name`` zipped under ``<top>/<layout>/...``: the archive's layout
     is not the dataset folder's, as in the source repositories."""
     root = data.path(name)
     path = tmp / f"{name}.zip"
+    release = _release_files(tmp, name)
     with zipfile.ZipFile(path, "w") as zf:
         for f in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "LICENSE"):
             blob = f.read_bytes()
             if f.name == mutate:
                 blob += b" "
             zf.writestr(f"Repo-abc/{layout}/{f.relative_to(root)}", blob)
+        for rel, blob in release.items():
+            zf.writestr(f"Repo-abc/{rel}", blob)
         zf.writestr("Repo-abc/README.md", "not part of the dataset")
     return path
 
@@ -155,7 +184,7 @@ def test_a_pinned_download_finds_its_files_in_any_layout(
     data.dataset(name)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("TOOLSCORE_DATA", raising=False)
-    source = replace(SOURCES[name], url=_pinned_archive(tmp_path, name, "data/v1").as_uri())
+    source = _source(tmp_path, name, _pinned_archive(tmp_path, name, "data/v1").as_uri())
     target = fetch(source)
     assert find_dataset(name, download=False) == target
     assert sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()) == \
@@ -168,5 +197,10 @@ def test_a_pinned_download_refuses_a_changed_file(tmp_path: Path,
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     archive = _pinned_archive(tmp_path, "autode", "", mutate="data_v1_2.jsonl")
     with pytest.raises(DataNotFound, match="no data_v1_2.jsonl with the pinned checksum"):
-        fetch(replace(SOURCES["autode"], url=archive.as_uri()))
+        fetch(_source(tmp_path, "autode", archive.as_uri()))
     assert not (tmp_path / "cache" / "toolscore" / "data" / "autode").exists()
+
+
+def test_the_autode_source_pins_are_the_release_files() -> None:
+    """The source files' pins are the reference's files, as recorded from its repository."""
+    assert SOURCES["autode"].sources == values()["sources"]

@@ -60,7 +60,8 @@ SOURCES: dict[str, DatasetSource] = {
 
 SOURCES["autode"] = DatasetSource(
     name="autode", url="https://github.com/hlmu/AutoDE/archive/952086b.zip", subdir="",
-    sha256="", files=(), marker="data_v1_2.jsonl", pins=data_pins.AUTODE)
+    sha256="", files=(), marker="data_v1_2.jsonl", pins=data_pins.AUTODE,
+    sources=data_pins.AUTODE_SOURCE)
 SOURCES["tooleval"] = DatasetSource(
     name="tooleval", url="https://github.com/OpenBMB/ToolBench/archive/d56fdd8.zip", subdir="",
     sha256="", files=(), marker="converted", pins=data_pins.TOOLEVAL,

@@ -98,6 +98,21 @@ TOOLEVAL: dict[str, str] = {
 }
 
 
+# AutoDE's own files that its default mode reads at run time (the runner's prompts, its opening
+# cue for the user agent, its spreadsheet reader's constants: toolscore.benchmarks.autode.release),
+# kept beside the data.
+AUTODE_SOURCE: dict[str, str] = {
+    "evaluators/eval.py":
+        "d587fdf6894e5f42ba1dd178921eefac7ffb47c018736f6138452339f0aab04c",
+    "prompts/prompt_eng_system_v1.txt":
+        "b3053a69ead3c9dda7a055bfe5d75cf1abfc3b7be559dfbb677f8339e378210a",
+    "prompts/prompt_eng_user_v3.txt":
+        "72e16d05161c8631447924cb5ae8ccecff2196138f95463a075239699afdf5f7",
+    "utils/utils.py":
+        "6f7d6aa0608f9aedc1432f195a17161dfc85be9549ed4d527fff1da3f8735fa5",
+}
+
+
 # ToolTalk's own source files that its default mode reads at run time (the runner's system
 # prompt, the tools' documents: toolscore.benchmarks.tooltalk.release), kept beside the data.
 TOOLTALK_SOURCE: dict[str, str] = {

@@ -8,6 +8,7 @@ dialogue with the call it ended in, and compare must test F1 as AutoDE computes 
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from toolscore.types import Message, ToolCall
 pytestmark = pytest.mark.needs_data("autode")
 DATA = data_path("autode")
 CASES = 4
+STRICT_DYNAMIC = "dynamic, strict (toolscore's own prompts)"  # the report's mode label
 
 
 def hasty_assistant(request: dict[str, Any]) -> Message:
@@ -41,7 +43,7 @@ def hasty_assistant(request: dict[str, Any]) -> Message:
 def autode_run(path: Path, assistant: Any) -> Path:
     with FakeOpenAIServer(responder(assistant)) as srv:
         return evaluate("autode", "openai/fake", data=DATA, limit=CASES, epochs=2, cache=None,
-                        base_url=srv.base_url, out=path, mode="dynamic").path
+                        base_url=srv.base_url, out=path, mode="dynamic", strict=True).path
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +56,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_report_names_mode_and_user_and_gives_autode_figures(runs: tuple[Path, Path]) -> None:
     doc = run_overview(runs[0], n_resamples=300)
     assert (doc["mode"], doc["user"], doc["judge"], doc["note"]) == (
-        "dynamic", "openai/fake", None, None)
+        STRICT_DYNAMIC, "openai/fake", None, None)
     assert doc["primary_metric"] == "exact_match"
     assert doc["intervals"]["resampled"] == "samples"  # two trials of each script
     (rows,) = doc["intervals"]["splits"].values()
@@ -83,7 +85,7 @@ def test_html_shows_each_dialogue_and_its_call(runs: tuple[Path, Path]) -> None:
     assert all([(s["title"], s["tags"]) for s in v["sections"]] ==
                [("call", [{"text": "API call", "tone": "ok"}])] for v in views)
     assert all("user script background" in v["details"] for v in views)
-    assert "<b>dynamic</b>" in page
+    assert f"<b>{html.escape(STRICT_DYNAMIC)}</b>" in page
     data = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
     assert len(data["samples"]) == 2 * CASES
     assert [f["name"] for f in data["facets"]] == ["API", "ending"]
@@ -100,7 +102,7 @@ def test_compare_tests_autode_f1(runs: tuple[Path, Path]) -> None:
     assert head["F1"]["resampled"] == "samples" and head["F1"]["n_samples"] == CASES
     assert head["F1"]["ci_low"] <= head["F1"]["diff"] <= head["F1"]["ci_high"]
     assert result["primary_metric"] == "exact_match"
-    assert result["run_a"]["mode"] == "dynamic" and result["run_a"]["user"] == "openai/fake"
+    assert result["run_a"]["mode"] == STRICT_DYNAMIC and result["run_a"]["user"] == "openai/fake"
     flipped = {f["id"] for f in result["flips"]["pass_a_fail_b"]}
     assert flipped and flipped <= {r["id"] for r in RunStore(runs[0]).latest().values()}
 

@@ -206,7 +206,7 @@ def test_eval_zip_holds_the_same_log_with_summaries(demo_run: Path, tmp_path: Pa
 def test_autode_dialogue_and_call_read_back(tmp_path: Path) -> None:
     with FakeOpenAIServer() as srv:  # calls the first API offered, with no arguments
         evaluate("autode", "openai/fake", data=dataset("autode"), limit=2, cache=None,
-                 base_url=srv.base_url, out=tmp_path / "run")
+                 base_url=srv.base_url, out=tmp_path / "run", strict=True)
     target = export_inspect(tmp_path / "run", tmp_path / "autode.json")
     log = inspect_log.read_eval_log(str(target))
     records = stored(tmp_path / "run")
@@ -217,7 +217,8 @@ def test_autode_dialogue_and_call_read_back(tmp_path: Path) -> None:
         assert last.role == "assistant"
         assert [c.function for c in last.tool_calls] == [record["output"]["called_api"]]
         assert sample.scores["autode"].value["f1"] == record["scores"]["f1"]
-    assert log.eval.metadata["toolscore"]["mode"] == "dynamic"  # the default mode
+    # the benchmark's mode label: toolscore's own protocol, as the run asked
+    assert log.eval.metadata["toolscore"]["mode"] == "dynamic, strict (toolscore's own prompts)"
 
 
 # -- ACS (its deterministic judge: no model) -----------------------------------------------

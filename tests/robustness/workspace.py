@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from support import data
+from support.autode_release import write_release
 from support.tooleval import judge_server
 
 from toolscore.testing.openai_server import default_responder
@@ -63,6 +64,7 @@ def build(root: Path, url: str, run: Any) -> Path:
     _jsonl(root / "scripts.jsonl", scripts)
     _jsonl(root / "bt.jsonl", [s for s in scripts if s["api"] == "TurnOnBluetooth"])
     _copy(ad / "API_list.xlsx", root / "ad" / "API_list.xlsx")
+    write_release(root / "ad")  # the release's files the default mode reads
     uuids = {s["uuid"] for s in scripts}
     for side, name in (("a", "a_gpt35_static_v2"), ("b", "a_claude_instant_1_2_static")):
         rows = [json.loads(x) for x in (ad / "results" / f"{name}.jsonl").read_text(

@@ -24,7 +24,8 @@ def _autode_run(tmp_path: Path, requests: list[dict[str, Any]], **options: Any) 
     with FakeOpenAIServer(responder(asking_assistant, requests)) as srv:
         result = evaluate("autode", "openai/fake", data=dataset("autode"), limit=2,
                           max_concurrency=4, cache=None, base_url=srv.base_url,
-                          out=tmp_path / "run", mode="dynamic", **options).to_dict()
+                          out=tmp_path / "run", mode="dynamic", strict=True,
+                          **options).to_dict()
     roles = result["summary"]["tokens_by_role"]
     assert set(roles) == {"assistant", "user"}
     assert sum(roles.values()) == result["summary"]["tokens"]

@@ -112,7 +112,7 @@ def test_a_simulated_users_requests_are_limited_too(tmp_path: Path,
             FakeOpenAIServer(responder(asking_assistant), latency=0.2) as user:
         run = api.evaluate("autode", "openai/fake", base_url=assistant.base_url,
                            data=dataset("autode"), cache=None, out=tmp_path / "run", limit=6,
-                           max_concurrency=3, workers=2, mode="dynamic",
+                           max_concurrency=3, workers=2, mode="dynamic", strict=True,
                            user_model="openai/user", user_base_url=user.base_url)
     assert run.summary["errors_now"] == 0 and user.requests == 6
     assert user.max_in_flight <= 3

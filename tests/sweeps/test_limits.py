@@ -42,7 +42,7 @@ def _autode_plan(folder: Path, assistant_url: str, user_url: str, units: int,
                  limits: dict[str, int]) -> Path:
     doc: dict[str, Any] = {
         "out": "runs", "models": [{"model": "openai/fake", "base_url": assistant_url}],
-        "benchmarks": {"autode": {"mode": "dynamic", "user_model": "openai/user",
+        "benchmarks": {"autode": {"mode": "dynamic", "strict": True, "user_model": "openai/user",
                                   "user_base_url": user_url}},
         "settings": {"seed": list(range(units))}, "limit": 2, "cache": "none",
         "timeout": 30, "max_concurrency": 8, "limits": limits,

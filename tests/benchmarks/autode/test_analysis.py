@@ -153,7 +153,8 @@ def test_score_run_dir_reports_redundant_questions(tmp_path: Path) -> None:
 
     with FakeOpenAIServer(bluetooth) as srv:
         result = evaluate("autode", "openai/fake", data=dataset("autode"), limit=1, cache=None,
-                          base_url=srv.base_url, out=tmp_path / "run", mode="dynamic").to_dict()
+                          base_url=srv.base_url, out=tmp_path / "run", mode="dynamic",
+                          strict=True, tools="all").to_dict()
     analyses = result["metrics"]["analyses"]
     assert analyses["questions"] == 1 and analyses["redundant_questions"] == 1
     assert analyses["redundant_question_rate"] == 1.0

@@ -23,7 +23,8 @@ def run(tmp_path: Path, name: str, window: int | None, mode: str,
     with FakeOpenAIServer(responder(asking_assistant, requests), dialect="openai",
                           context_window=window) as srv:
         return evaluate("autode", "openai/fake", data=dataset("autode"), limit=limit, cache=None,
-                        base_url=srv.base_url, out=tmp_path / name, mode=mode)
+                        base_url=srv.base_url, out=tmp_path / name, mode=mode, strict=True,
+                        tools="all")
 
 
 def test_a_static_history_that_does_not_fit_is_an_error(tmp_path: Path) -> None:

@@ -28,7 +28,8 @@ def run(tmp_path: Path, assistant: Handler, *, mode: str = "dynamic", limit: int
     with FakeOpenAIServer(responder(assistant, requests)) as srv:
         run = evaluate("autode", "openai/fake", data=dataset("autode"), epochs=epochs,
                        limit=limit, max_concurrency=4, cache=None, base_url=srv.base_url,
-                       out=tmp_path / "run", mode=mode, **options)
+                       out=tmp_path / "run", mode=mode,
+                       **{"strict": True, "tools": "all", **options})
         return run.to_dict()
 
 
@@ -67,7 +68,8 @@ def test_resume_finishes_missing_trials(tmp_path: Path) -> None:
     """Trials are epochs: a run extended from 1 to 2 trials runs only the new trial."""
     with FakeOpenAIServer(responder(asking_assistant)) as srv:
         first = evaluate("autode", "openai/fake", data=dataset("autode"), limit=2, cache=None,
-                         base_url=srv.base_url, out=tmp_path / "run", mode="dynamic").to_dict()
+                         base_url=srv.base_url, out=tmp_path / "run", mode="dynamic",
+                         strict=True, tools="all").to_dict()
         assert first["metrics"]["n_trials"] == 1
         store = RunStore(first["run_dir"])
         config = store.config()

@@ -85,7 +85,7 @@ def human_mode_responder(request: dict[str, Any]) -> dict[str, Any]:
 
 def test_human_mode_through_stdin(tmp_path: Path) -> None:
     with FakeOpenAIServer(human_mode_responder) as srv:
-        done = toolscore("run", "autode", "--mode", "human", "--model", "openai/fake",
+        done = toolscore("run", "autode", "--mode", "human", "--strict", "--model", "openai/fake",
                          "--base-url", srv.base_url, "--limit", "1", "--no-cache", "--json",
                          "--out", str(tmp_path / "run"), cwd=tmp_path, stdin="\nwatch\n")
     doc = json_doc(done)
@@ -98,7 +98,7 @@ def test_human_mode_through_stdin(tmp_path: Path) -> None:
 
 def test_human_quits_from_an_injected_stream(tmp_path: Path) -> None:
     shown = io.StringIO()
-    bench = AutoDEBenchmark(dataset("autode"), mode="human",
+    bench = AutoDEBenchmark(dataset("autode"), mode="human", strict=True,
                             human=HumanUser(io.StringIO("/quit\n"), shown))
     with FakeOpenAIServer(human_mode_responder) as srv:
         client = ModelClient(get_model("openai/fake", base_url=srv.base_url, api_key="k"))

@@ -36,7 +36,7 @@ def test_smollm2_as_assistant_and_user_agent(tmp_path: Path) -> None:
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "toolscore.cli", "run", "autode", "--mode", "dynamic",
-         "--model", "local/smollm2", "--user-model", "local/smollm2", "--tools", "gold",
+         "--model", "local/smollm2", "--user-model", "local/smollm2", "--tools", "gold", "--strict",
          "--limit", "1", "--out", str(tmp_path / "run"), "--json"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -129,7 +129,7 @@ def test_run_with_user_apis_and_scripts(tmp_path: Path) -> None:
     scripts = tmp_path / "scripts.jsonl"
     scripts.write_text(json.dumps(SCRIPT) + "\n")
     with FakeOpenAIServer(responder) as srv:
-        done = toolscore("run", "autode", "--mode", "static", "--model", "openai/fake",
+        done = toolscore("run", "autode", "--mode", "static", "--strict", "--model", "openai/fake",
                          "--base-url", srv.base_url, "--apis", str(apis), "--scripts",
                          str(scripts), "--no-cache", "--json", "--out", str(tmp_path / "run"),
                          cwd=tmp_path, env={"OPENAI_API_KEY": "k"})

@@ -3,8 +3,11 @@ asked? This package loads the released user scripts, result files and API docume
 slots exactly as the paper does, and measures agreement between evaluation methods.
 
 Recorded runs are rescored with :func:`score_results` and :func:`score_table1`; new runs go
-through :class:`~toolscore.benchmarks.autode.benchmark.AutoDEBenchmark` (dynamic, static and
-human protocols in :mod:`.protocol`, user simulators in :mod:`toolscore.users`), and evaluation
+through :class:`~toolscore.benchmarks.autode.benchmark.AutoDEBenchmark`: by default the
+reference runner's own loop, wording and API documents (:mod:`.reference_protocol`,
+:mod:`.reference_user`, read from the release by :mod:`.release`), with ``--strict``
+toolscore's own dynamic, static and human protocols (:mod:`.protocol`, user simulators in
+:mod:`toolscore.users`); evaluation
 methods are compared with :mod:`.compare`. Users bring their own API documents (JSON / YAML,
 :mod:`.apidocs`) and user scripts, or generate scripts with a model (:mod:`.generate`); two
 runs of one assistant are compared, and redundant questions counted, in :mod:`.analysis`.

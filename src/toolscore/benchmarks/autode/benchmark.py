@@ -8,38 +8,53 @@ trials apart (the epoch is part of every request's cache key).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
-from toolscore.benchmarks.autode import prompts, protocol
+from toolscore.benchmarks.autode import prompts, protocol, reference_protocol
+from toolscore.benchmarks.autode.aggregate import aggregate_records, questions_line
 from toolscore.benchmarks.autode.analysis import redundant_questions
-from toolscore.benchmarks.autode.apidocs import ApiDoc, check_arguments, load_api_docs
-from toolscore.benchmarks.autode.data import UserScript, load_scripts, scripts_path
+from toolscore.benchmarks.autode.apidocs import (
+    API_FILE,
+    API_SHEET,
+    DOC_SUFFIXES,
+    ApiDoc,
+    _openpyxl_rows,
+    load_api_docs,
+)
+from toolscore.benchmarks.autode.checks import check_apis, check_scripts
+from toolscore.benchmarks.autode.data import UserScript, load_scripts
 from toolscore.benchmarks.autode.recorded import REFUSAL_REASONS
+from toolscore.benchmarks.autode.reference_user import ReferenceHuman, ReferenceUser
+from toolscore.benchmarks.autode.release import (
+    ASSISTANT_PROMPT_FILE,
+    READER_FILE,
+    USER_PROMPT_FILE,
+    Release,
+    load_release,
+    reference_documents,
+)
+from toolscore.benchmarks.autode.release import COMMIT as RELEASE_COMMIT
 from toolscore.benchmarks.autode.report_view import AutoDEReport
 from toolscore.benchmarks.autode.scoring import (
-    CaseScore,
-    TrialScore,
-    aggregate_trials,
     exact_match,
     filter_arguments,
     normalised_equal,
     score_case,
 )
+from toolscore.benchmarks.autode.workbook import read_sheet
 from toolscore.benchmarks.base import Benchmark, Column, Sample, option
-from toolscore.data import DataError
+from toolscore.benchmarks.options import OptionError
 from toolscore.types import GenerateConfig, ToolSpec
 
 Mode = Literal["dynamic", "static", "human"]
 MODES = ("dynamic", "static", "human")
 # Options that 0.1.0's generic `toolscore run` stored for every benchmark: a run.json of that
 # version still loads (they are dropped there, see records.schema), nowhere else accepted.
-LEGACY_OPTIONS = frozenset({"split", "tools_mode", "strict", "embedder", "max_calls_per_turn",
+LEGACY_OPTIONS = frozenset({"split", "tools_mode", "embedder", "max_calls_per_turn",
                             "user_cache"})
+__all__ = ["AutoDEBenchmark", "AutoDEOptions", "aggregate_records", "questions_line"]
 
 
 @dataclass
@@ -50,21 +65,38 @@ class AutoDEOptions:
                                     runs_code="loads the model provider it names",
                                     runs_code_when="run")
     user_base_url: str | None = option(None, "OpenAI-compatible endpoint of the user model.")
-    tools: Literal["all", "gold"] = option("all", "APIs offered: all documents | only the gold "
-                                           "one.")
+    strict: bool = option(False, "toolscore's own protocol instead of the reference runner's: "
+                          "its own prompts for the assistant and the user agent, documents as "
+                          "the workbook flags them, tool_choice required in static mode, "
+                          "temperature 0 and max_tokens, no user turn after the last "
+                          "assistant turn.")
+    call_api: Literal["auto", "functions", "tools"] = option(
+        "auto", "Request shape of the default mode (openai/ models): functions (the legacy API "
+        "AutoDE's runner sends; tools when the endpoint refuses it) | tools | auto (functions "
+        "for OpenAI's own API, tools elsewhere).")
+    tools: Literal["gold", "all"] = option("gold", "APIs offered: only the gold one (as the "
+                                           "reference) | all documents (labelled).")
     apis: Path | None = option(None, "API documents (.xlsx, .json, .yaml) instead of the "
                                "released ones.")
     scripts: Path | None = option(None, "User scripts (JSONL, released shape) instead of the "
                                   "released ones.")
     max_turns: int = option(protocol.MAX_TURNS, "Dialogue turns before giving up.")
     enums: bool = option(True, "Show the API documents' enumerations.")
-    max_tokens: int | None = option(512, "Token limit of each assistant reply.")
-    temperature: float = option(0.0, "Assistant sampling temperature.")
-    seed: int = option(0, "Sampling seed.")
-    user_temperature: float = option(0.0, "User agent sampling temperature.")
-    user_max_tokens: int = option(256, "Token limit of each user-agent reply.")
+    max_tokens: int | None = option(None, "Token limit of each assistant reply (default: not "
+                                    "sent, as the reference; --strict: 512).")
+    temperature: float | None = option(None, "Assistant sampling temperature (default: not "
+                                       "sent, as the reference; --strict: 0).")
+    seed: int | None = option(None, "Sampling seed (default: not sent; --strict: 0).")
+    user_temperature: float | None = option(None, "User agent sampling temperature (default: "
+                                            "not sent; --strict: 0).")
+    user_max_tokens: int | None = option(None, "Token limit of each user-agent reply "
+                                         "(default: not sent; --strict: 256).")
     human: Any = option(None, "A HumanUser to talk through (Python only).", cli=False)
 
+
+# toolscore's own sampling, used by --strict where an option is left unset
+STRICT_SAMPLING = {"temperature": 0.0, "max_tokens": 512, "seed": 0, "user_temperature": 0.0,
+                   "user_max_tokens": 256}
 
 COLUMNS = [Column("n_cases", "cases", "count"), Column("n_trials", "trials", "count"),
            Column("precision", "precision ×100", "number"),
@@ -85,6 +117,14 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         return cls(data_dir, **{k: getattr(options, k) for k in AutoDEOptions.__dataclass_fields__})
 
     @classmethod
+    def create_stored(cls, data_dir: Path | None, options: Any, stored: Any) -> Benchmark:
+        """A run made before the reference runner's protocol existed (its run.json names no
+        ``protocol``) ran toolscore's own: it is rebuilt, reported and resumed as --strict."""
+        if "protocol" not in (stored.config.get("benchmark_config") or {"protocol": None}):
+            options = replace(options, strict=True)
+        return super().create_stored(data_dir, options, stored)
+
+    @classmethod
     def runs_code(cls, options: dict[str, Any]) -> dict[str, str]:
         """A user model of one of toolscore's own providers loads no foreign code."""
         from toolscore.benchmarks.trust import provider_origin
@@ -94,10 +134,11 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
 
     def __init__(self, data_dir: str | Path, *, mode: Mode = "dynamic",
                  user_model: str | None = None, user_base_url: str | None = None,
-                 user_temperature: float = 0.0,
-                 user_max_tokens: int = 256, max_turns: int = protocol.MAX_TURNS,
-                 tools: Literal["all", "gold"] = "all", enums: bool = True,
-                 max_tokens: int | None = 512, temperature: float = 0.0, seed: int = 0,
+                 user_temperature: float | None = None,
+                 user_max_tokens: int | None = None, max_turns: int = protocol.MAX_TURNS,
+                 tools: Literal["gold", "all"] = "gold", enums: bool = True,
+                 max_tokens: int | None = None, temperature: float | None = None,
+                 seed: int | None = None, strict: bool = False, call_api: str = "auto",
                  human: Any = None, apis: str | Path | None = None,
                  scripts: str | Path | None = None, **ignored: Any) -> None:
         unknown = set(ignored) - LEGACY_OPTIONS
@@ -106,103 +147,113 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         if mode not in MODES:
             raise ValueError(f"autode: mode must be one of {', '.join(MODES)}, got {mode!r}")
         if tools not in ("all", "gold"):
-            raise ValueError(f"autode: tools must be 'all' or 'gold', got {tools!r}")
+            raise ValueError(f"autode: tools must be 'gold' or 'all', got {tools!r}")
         self.data_dir = Path(data_dir)
         self.apis = Path(apis) if apis else None  # user-written API documents
         self.scripts = Path(scripts) if scripts else None  # user-written scripts (JSONL)
         self.mode = mode
+        self.strict = bool(strict)
+        if call_api not in ("auto", "functions", "tools"):
+            raise ValueError(f"autode: call_api must be auto, functions or tools, got "
+                             f"{call_api!r}")
+        self.call_api = call_api
         self.user_model = user_model
         self.user_base_url = user_base_url
-        self.user_temperature = user_temperature
-        self.user_max_tokens = user_max_tokens
         self.max_turns = max_turns
         self.tools_mode = tools
         self.enums = enums
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.seed = seed
+        # what was asked for (None: not sent); --strict fills toolscore's own values in
+        self.sampling_set = {k: v for k, v in (
+            ("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed),
+            ("user_temperature", user_temperature), ("user_max_tokens", user_max_tokens))
+            if v is not None}
+        own = STRICT_SAMPLING if self.strict else {}
+        self.temperature = temperature if temperature is not None else own.get("temperature")
+        self.max_tokens = max_tokens if max_tokens is not None else own.get("max_tokens")
+        self.seed = seed if seed is not None else own.get("seed")
+        self.user_temperature = (user_temperature if user_temperature is not None
+                                 else own.get("user_temperature"))
+        self.user_max_tokens = (user_max_tokens if user_max_tokens is not None
+                                else own.get("user_max_tokens"))
         self.human = human
         self._samples: list[Sample] | None = None
         self._docs: list[ApiDoc] | None = None
+        self._offered: dict[str, ToolSpec] | None = None
+        self._release: Release | None = None
         self._user_client: Any = None
+
+    @property
+    def release(self) -> Release:
+        """The reference's wording (default mode), read from the data folder."""
+        if self._release is None:
+            self._release = load_release(self.data_dir)
+        return self._release
+
+    def _source(self, relative: str) -> str:
+        """Where the reference's file was read (or, when scoring a run whose data folder lacks
+        it, where it would be read: only a run needs the wording)."""
+        try:
+            return self.release.source_label(relative)
+        except OptionError:
+            return f"hlmu/AutoDE@{RELEASE_COMMIT} {relative} (not in the data folder)"
 
     def config(self) -> dict[str, Any]:
         from toolscore.users.llm import PROMPT_VERSION as USER_PROMPT_VERSION
 
         cfg: dict[str, Any] = {
             "data_dir": str(self.data_dir), "mode": self.mode, "max_turns": self.max_turns,
+            "protocol": "strict" if self.strict else "reference",
+            **({} if self.strict or self.call_api == "auto" else {"call_api": self.call_api}),
             "tools": self.tools_mode, "enums": self.enums, "max_tokens": self.max_tokens,
             "temperature": self.temperature, "seed": self.seed,
-            "assistant_prompt": prompts.PROMPT_VERSION,
         }
+        if self.strict:
+            cfg.update(assistant_prompt=f"{prompts.PROMPT_VERSION} (toolscore's own words)",
+                       api_documents="toolscore's reading of the workbook")
+        else:
+            cfg.update(assistant_prompt=self._source(ASSISTANT_PROMPT_FILE),
+                       api_documents=f"the reference reader's, with {self._source(READER_FILE)}")
         if self.apis is not None:
             cfg["apis"] = str(self.apis)
         if self.scripts is not None:
             cfg["scripts"] = str(self.scripts)
-        if self.mode == "dynamic":
+        if self.mode != "static":
+            user_prompt = (f"{USER_PROMPT_VERSION} (toolscore's own words)" if self.strict
+                           else self._source(USER_PROMPT_FILE))
             cfg.update(user_model=self.user_model or "same as assistant",
-                       user_prompt=USER_PROMPT_VERSION, user_temperature=self.user_temperature,
+                       user_prompt=user_prompt, user_temperature=self.user_temperature,
                        user_max_tokens=self.user_max_tokens)
-        elif self.mode == "human":
-            cfg["user"] = "human"
+        if self.mode == "human":
+            cfg["user"] = "human" if self.strict else "human, offered the user agent's reply"
         return cfg
 
     def mode_label(self) -> str:
-        return self.mode
-
-    @classmethod
-    def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        if "exact" not in metrics:
-            return {}
-        return {"published": {"n_cases": metrics.get("n_cases"),
-                              "n_trials": metrics.get("n_trials"), **metrics["exact"]},
-                "normalised (supplementary)": metrics["supplementary"]["normalised"]}
+        """The report's label: which protocol and prompts, and any variation of the default."""
+        if self.strict:
+            label = f"{self.mode}, strict (toolscore's own prompts)"
+        else:
+            label = (f"{self.mode}, reference (prompts: hlmu/AutoDE@{RELEASE_COMMIT} "
+                     f"{ASSISTANT_PROMPT_FILE}"
+                     + ("" if self.mode == "static" else f", {USER_PROMPT_FILE}") + ")")
+            if self.sampling_set:
+                label += ", deviating sampling (" + ", ".join(
+                    f"{k}={v}" for k, v in self.sampling_set.items()) + ")"
+        if self.tools_mode == "all":
+            label += ", all APIs offered"
+        if not self.enums:
+            label += ", no enums"
+        return label
 
     def max_concurrency(self) -> int | None:
         return 1 if self.mode == "human" else None
 
-    @classmethod
-    def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
-        if "exact" not in metrics:
-            return []
-        sup, ana = metrics["supplementary"], metrics["analyses"]
-        halluc = ana["hallucinated_parameter_rate_successful"]
-        lines = [f"supplementary: normalised {_pm(sup['normalised'])} · exact match "
-                 f"{sup['exact_match_rate']:.2%} · call rate {sup['call_rate']:.2%} · API "
-                 f"accuracy {sup['api_accuracy']:.2%}",
-                 f"analyses: refusal rate {ana['refusal_rate']:.2%} · hallucinated "
-                 f"parameters {'-' if halluc is None else f'{halluc:.2%}'} · mean dialogue "
-                 f"length {ana['mean_dialogue_length']:.2f} · endings {metrics['endings']}"]
-        if ana.get("questions") is not None:
-            lines.append("redundant questions (asked for a value already given): "
-                         + questions_line(ana))
-        return lines
-
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
         """A released result file, or every ``*.jsonl`` in a folder (Table 1's runs); with
         ``out``, each file's scores are also written there as ``<file name>.scores.json``."""
-        from toolscore.benchmarks.autode.rescore import (
-            ResultReader,
-            paused_gc,
-            score_results,
-            write_scores,
-        )
+        from toolscore.benchmarks.autode.rescore import score_result_files
 
-        files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
-        if not files:
-            raise FileNotFoundError(f"{path}: no *.jsonl result files")
-        scripts = [s.data for s in self.samples()]
-        docs = list(self.docs.values())
-        with paused_gc():
-            reader = ResultReader(scripts, docs)  # lines, dialogues, case facts: once for all
-            results = [score_results(f, scripts, docs, reader=reader).to_dict() for f in files]
-            # Dropped while the collector still sleeps: when it wakes, its first pass looks at
-            # every container made since it was paused, and the reader's are most of them.
-            del reader
-        doc: dict[str, Any] = {"benchmark": "autode", "results": results}
-        if out is not None:
-            doc["out"] = [str(p) for p in write_scores(out, files, results)]
-        return doc
+        return score_result_files(path, [s.data for s in self.samples()],
+                                  list(self.docs.values()), out)
 
     # -- data --------------------------------------------------------------------------------
     def check(self) -> None:
@@ -210,6 +261,9 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         file is one line and exit 2, not an error in every sample."""
         self.samples()
         self.docs  # noqa: B018 - loads and validates the API documents
+        if not self.strict:  # the reference's wording and documents
+            self.release  # noqa: B018
+            self.offered_docs  # noqa: B018
 
     def samples(self) -> list[Sample]:
         if self._samples is None:
@@ -227,11 +281,29 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
             self._docs = load_api_docs(self.apis or self.data_dir, enums=self.enums)
         return {d.name: d for d in self._docs}
 
+    @property
+    def offered_docs(self) -> dict[str, ToolSpec]:
+        """What the assistant is shown of each API: in the default mode the reference reader's
+        documents of the workbook; with --strict (or documents in JSON/YAML) toolscore's."""
+        if self._offered is None:
+            path = self.apis or self.data_dir / API_FILE
+            if self.strict or path.suffix.lower() in DOC_SUFFIXES:
+                self._offered = {n: d.spec for n, d in self.docs.items()}
+            else:
+                rows = read_sheet(path, API_SHEET)
+                if rows is None:  # outside the small reader's subset: as openpyxl reads it
+                    rows = _openpyxl_rows(path)
+                docs = reference_documents(rows, self.release, f"{path}:{API_SHEET}",
+                                           enums=self.enums)
+                self._offered = {d["name"]: ToolSpec(d["name"], d["description"],
+                                                     d["parameters"]) for d in docs}
+        return self._offered
+
     def offered_tools(self, script: UserScript) -> list[ToolSpec]:
-        docs = self.docs
+        docs = self.offered_docs
         if self.tools_mode == "gold":
-            return [docs[script.api].spec] if script.api in docs else []
-        return [d.spec for d in docs.values()]
+            return [docs[script.api]] if script.api in docs else []
+        return list(docs.values())
 
     # -- protocol ----------------------------------------------------------------------------
     def user_client(self, model: Any) -> Any:
@@ -250,28 +322,40 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         return self._user_client
 
     def make_user(self, model: Any, epoch: int) -> Any:
-        if self.mode == "human":
-            if self.human is None:
-                from toolscore.users import HumanUser
-
-                self.human = HumanUser()
-            return self.human
-        from toolscore.users import LLMUser
-
         config = GenerateConfig(temperature=self.user_temperature,
-                                max_tokens=self.user_max_tokens, seed=self.seed, epoch=epoch)
-        return LLMUser(self.user_client(model), config)
+                                max_tokens=self.user_max_tokens, seed=self.seed, epoch=epoch,
+                                tool_choice=None if not self.strict else "auto")
+        if self.mode == "human" and self.human is None:
+            from toolscore.users import HumanUser
+
+            self.human = HumanUser()
+        if self.strict:
+            if self.mode == "human":
+                return self.human
+            from toolscore.users import LLMUser
+
+            return LLMUser(self.user_client(model), config)
+        agent = ReferenceUser(self.user_client(model), self.release, config)
+        return ReferenceHuman(agent, self.human) if self.mode == "human" else agent
 
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         script: UserScript = sample.data
         tools = self.offered_tools(script)
         config = GenerateConfig(temperature=self.temperature, max_tokens=self.max_tokens,
-                                seed=self.seed, epoch=epoch)
+                                seed=self.seed, epoch=epoch,
+                                call_api=None if self.strict else self.call_api)
+        if self.strict:
+            if self.mode == "static":
+                return await protocol.run_static(script, model, tools, config)
+            return await protocol.run_dynamic(script, model, tools, config,
+                                              self.make_user(model, epoch), mode=self.mode,
+                                              max_turns=self.max_turns)
         if self.mode == "static":
-            return await protocol.run_static(script, model, tools, config)
-        return await protocol.run_dynamic(script, model, tools, config,
-                                          self.make_user(model, epoch), mode=self.mode,
-                                          max_turns=self.max_turns)
+            return await reference_protocol.run_static(script, model, tools, config,
+                                                       self.release)
+        return await reference_protocol.run_dynamic(script, model, tools, config,
+                                                    self.make_user(model, epoch), self.release,
+                                                    mode=self.mode, max_turns=self.max_turns)
 
     # -- scoring -----------------------------------------------------------------------------
     def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
@@ -294,106 +378,10 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
             "api_correct": output.get("called_api") == script.api if called else False,
             "refusal": any(r in reason for r in REFUSAL_REASONS),
             "hallucinated": hallucinated, "dialogue_length": len(output.get("content") or []),
-            "ending": reason.split(":")[0] if reason else "API call",
+            "ending": (reason.split(":")[0] if reason else "API call" if called
+                       else "gave up"),
             "questions": questions, "redundant_questions": redundant,
         }
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         return aggregate_records(records, self.mode)
-
-
-def _pm(exact: dict[str, Any]) -> str:
-    std = exact.get("f1_std")
-    return (f"P {exact['precision']:.2f} / R {exact['recall']:.2f} / F1 {exact['f1']:.2f}"
-            + (f" ±{std:.2f}" if std is not None else ""))
-
-
-def questions_line(row: dict[str, Any]) -> str:
-    """Redundant questions as one line (a run's analyses or one side of a gap)."""
-    rate, share = row.get("redundant_question_rate", row.get("redundant_rate")), row.get(
-        "dialogues_with_redundant_questions", row.get("dialogues_with_redundant"))
-    return (f"{row['redundant_questions']} of {row['questions']} questions"
-            + ("" if rate is None else f" ({rate:.2%})")
-            + ("" if share is None else f" · in {share:.2%} of dialogues"))
-
-
-def _mean(values: list[Any]) -> float | None:
-    return float(np.mean(values)) if values else None
-
-
-def _redundancy(scores: list[dict[str, Any]]) -> dict[str, Any]:
-    """Redundant questions (see :func:`.analysis.redundant_questions`); records scored before
-    the analysis existed have no counts and are left out."""
-    counted = [s for s in scores if "questions" in s]
-    asked = sum(s["questions"] for s in counted)
-    redundant = sum(s["redundant_questions"] for s in counted)
-    return {"questions": asked, "redundant_questions": redundant,
-            "redundant_question_rate": redundant / asked if asked else None,
-            "dialogues_with_redundant_questions": _mean(
-                [s["redundant_questions"] > 0 for s in counted])}
-
-
-def check_apis(scripts: list[UserScript], docs: dict[str, ApiDoc], where: Path) -> None:
-    """Every script's gold API is documented: otherwise no assistant could ever call it."""
-    for s in scripts:
-        if s.api not in docs:
-            raise DataError(f"{scripts_path(where)}:{s.line}: field 'api' {s.api!r} is not in "
-                            "the API documents")
-
-
-def check_scripts(scripts: list[UserScript], docs: dict[str, ApiDoc], where: Path) -> None:
-    """User scripts must call documented APIs with valid arguments (one-line error)."""
-    for s in scripts:
-        doc = docs.get(s.api)
-        if doc is None:
-            raise DataError(f"{where}:{s.line}: field 'api' {s.api!r} is not in the API "
-                            "documents")
-        problems = check_arguments(doc, s.slots)
-        if problems:
-            raise DataError(f"{where}:{s.line}: {problems[0][1]} (field 'slots')")
-
-
-def aggregate_records(records: list[dict[str, Any]], mode: str = "") -> dict[str, Any]:
-    """Published: per trial (epoch) the macro mean over its cases, then mean over trials and the
-    sample std (ddof=1) of the per-trial values, ×100. Supplementary views and the paper's
-    behaviour analyses are reported beside it, under their own names. Errored samples
-    (infrastructure) are counted and excluded."""
-    ok = [r for r in records if r.get("status") == "ok"]
-    by_trial: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in ok:
-        by_trial[int(r.get("epoch", 0))].append(r["scores"])
-    result: dict[str, Any] = {"mode": mode, "errors": len(records) - len(ok),
-                              "n_cases": len({r["id"] for r in ok}), "n_trials": len(by_trial)}
-    if not by_trial:
-        return result
-
-    def trials(view: str | None) -> list[TrialScore]:
-        out = []
-        for _, scores in sorted(by_trial.items()):
-            cases = [CaseScore(**({k: s[k] for k in ("precision", "recall", "f1")}
-                                  if view is None else s[view])) for s in scores]
-            n = len(cases)
-            out.append(TrialScore(sum(c.precision for c in cases) / n,
-                                  sum(c.recall for c in cases) / n,
-                                  sum(c.f1 for c in cases) / n, cases))
-        return out
-
-    scores = [s for group in by_trial.values() for s in group]
-    successful = [s for s in scores if s["called"]]
-    result["exact"] = aggregate_trials(trials(None)).to_dict()
-    result["trial_sizes"] = [len(by_trial[t]) for t in sorted(by_trial)]
-    result["supplementary"] = {
-        "normalised": aggregate_trials(trials("normalised")).to_dict(),
-        "exact_match_rate": _mean([s["exact_match"] for s in scores]),
-        "call_rate": _mean([s["called"] for s in scores]),
-        "api_accuracy": _mean([s["api_correct"] for s in scores]),
-    }
-    result["analyses"] = {
-        "refusal_rate": _mean([s["refusal"] for s in scores]),
-        "hallucinated_parameter_rate_successful": _mean(
-            [s["hallucinated"] for s in successful if s["hallucinated"] is not None]),
-        "mean_dialogue_length": _mean([s["dialogue_length"] for s in scores]),
-        **_redundancy(scores),
-    }
-    result["endings"] = dict(Counter(s["ending"] for s in scores).most_common())
-    return result

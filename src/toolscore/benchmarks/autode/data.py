@@ -56,6 +56,8 @@ class UserScript:
     api: str
     slots: dict[str, SlotValue]
     line: int = 0
+    # the ``background`` field as released: the reference's user agent is shown it verbatim
+    background_text: str = field(default="", compare=False)
 
     @property
     def initial_query(self) -> str:
@@ -167,14 +169,14 @@ def load_scripts(root: Path) -> list[UserScript]:
         if uuid in seen:
             raise DataError(f"{where}: field 'uuid' {uuid!r} repeats line {seen[uuid]}")
         seen[uuid] = number
-        character, background, purpose = parse_background(_string(obj, "background", where),
-                                                          where)
+        background_text = _string(obj, "background", where)
+        character, background, purpose = parse_background(background_text, where)
         content = _turns(obj, where)
         if not content or content[0].role != "User" or content[-1].role != "User":
             raise DataError(f"{where}: field 'content' must start and end with a User message")
         scripts.append(UserScript(uuid, character, background, purpose, content,
                                   _string(obj, "api", where),
-                                  _slots(obj, where, gold=True), number))
+                                  _slots(obj, where, gold=True), number, background_text))
     if not scripts:
         raise DataError(f"{path}: no user scripts")
     return scripts

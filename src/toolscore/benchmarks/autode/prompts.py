@@ -1,4 +1,5 @@
-"""The assistant's instructions in AutoDE runs (our own wording, from the paper's description).
+"""The assistant's instructions in AutoDE's ``--strict`` runs (our own wording, from the paper's
+description; the default mode sends the reference's prompt, read from the release).
 
 The assistant is told what the protocol rewards and how the dialogue ends: ask for missing
 details, use only documented parameters, and call the API once it has what it needs, because the

@@ -1,4 +1,6 @@
-"""How one AutoDE sample is run: the dialogue loop and the way it ends.
+"""How one AutoDE sample is run in ``--strict`` mode (toolscore's own protocol and wording; the
+default mode runs the reference runner's loop, :mod:`.reference_protocol`): the dialogue loop
+and the way it ends.
 
 An AutoDE API is a recording tool: it has no effect and returns nothing, so the assistant's first
 call ends the dialogue and is what gets scored. Three protocols share one ending logic:

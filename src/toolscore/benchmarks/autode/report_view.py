@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from toolscore.benchmarks.autode.aggregate import _pm, questions_line
 from toolscore.benchmarks.base import Breakdown, Column, IntervalMetric
 
 INTERVAL_METRICS = [
@@ -121,3 +122,28 @@ class AutoDEReport:
 
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
         return record_view(record)
+
+    @classmethod
+    def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        if "exact" not in metrics:
+            return {}
+        return {"published": {"n_cases": metrics.get("n_cases"),
+                              "n_trials": metrics.get("n_trials"), **metrics["exact"]},
+                "normalised (supplementary)": metrics["supplementary"]["normalised"]}
+
+    @classmethod
+    def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
+        if "exact" not in metrics:
+            return []
+        sup, ana = metrics["supplementary"], metrics["analyses"]
+        halluc = ana["hallucinated_parameter_rate_successful"]
+        lines = [f"supplementary: normalised {_pm(sup['normalised'])} · exact match "
+                 f"{sup['exact_match_rate']:.2%} · call rate {sup['call_rate']:.2%} · API "
+                 f"accuracy {sup['api_accuracy']:.2%}",
+                 f"analyses: refusal rate {ana['refusal_rate']:.2%} · hallucinated "
+                 f"parameters {'-' if halluc is None else f'{halluc:.2%}'} · mean dialogue "
+                 f"length {ana['mean_dialogue_length']:.2f} · endings {metrics['endings']}"]
+        if ana.get("questions") is not None:
+            lines.append("redundant questions (asked for a value already given): "
+                         + questions_line(ana))
+        return lines

@@ -300,3 +300,22 @@ def write_scores(out: Path, files: list[Path], results: list[dict[str, Any]]) ->
         target.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         written.append(target)
     return written
+
+
+def score_result_files(path: Path, scripts: list[Any], docs: list[Any],
+                       out: Path | None = None) -> dict[str, Any]:
+    """The scores of a released result file, or of every ``*.jsonl`` in a folder; with
+    ``out``, each file's scores are also written there as ``<file name>.scores.json``."""
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise FileNotFoundError(f"{path}: no *.jsonl result files")
+    with paused_gc():
+        reader = ResultReader(scripts, docs)  # lines, dialogues, case facts: once for all
+        results = [score_results(f, scripts, docs, reader=reader).to_dict() for f in files]
+        # Dropped while the collector still sleeps: when it wakes, its first pass looks at
+        # every container made since it was paused, and the reader's are most of them.
+        del reader
+    doc: dict[str, Any] = {"benchmark": "autode", "results": results}
+    if out is not None:
+        doc["out"] = [str(p) for p in write_scores(out, files, results)]
+    return doc
