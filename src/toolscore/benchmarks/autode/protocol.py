@@ -38,7 +38,8 @@ GAVE_UP = "Assistant gave up"
 NO_CALL = "No API call"
 PARSE_FAILED = "Arguments parse failed: "
 # What to change when the prompt alone (instructions, history, API documents) does not fit.
-TOO_LONG_ADVICE = "offer only the gold API (--tools gold)"
+TOO_LONG_ADVICE = ("offer only the gold API (--tools gold, the default) or use a model with a "
+                   "longer context")
 
 
 def user_script(script: AutoDEScript) -> UserScript:
