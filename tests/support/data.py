@@ -10,7 +10,7 @@ run always means the fidelity tests ran.
 
 from __future__ import annotations
 
-import hashlib
+import atexit
 import os
 import shutil
 import tempfile
@@ -18,33 +18,28 @@ from pathlib import Path
 
 import pytest
 
+from support.tooleval_release import write_release
+
 REPO = Path(__file__).resolve().parents[2]
 RELEASED = Path(os.environ.get("TOOLSCORE_DATA") or REPO.parent / "shared" / "datasets")
-# ToolBench's evaluator files, which ToolEval's reference mode reads beside the answers (a
-# download brings both; the shared datasets hold the answers only): the fixture script's output
-EVALUATOR = REPO / "tests" / "fixtures" / "tooleval_requests" / "release"
 
 
 def _with_evaluator(released: Path) -> Path:
-    """The datasets root the tests use: ``released`` as it is (links), its tooleval folder a
-    copy with ToolBench's evaluator files beside the answers, as a download leaves them. Made
-    once under the temp folder, so a subprocess given ``TOOLSCORE_DATA`` finds them too."""
+    """The datasets root the tests use: ``released``'s entries (links), its tooleval folder a
+    copy of the answers with a ToolBench evaluator folder beside them, as a download leaves
+    them (generated from the recorded values: the shared datasets hold the answers only). Made
+    once per test session in a temporary folder removed at exit; a subprocess given
+    ``TOOLSCORE_DATA`` finds it too."""
     if not (released / "tooleval").is_dir() or (released / "tooleval" / "toolbench").exists():
         return released
-    key = hashlib.sha256(f"{released.resolve()}|{EVALUATOR}".encode()).hexdigest()[:12]
-    root = Path(tempfile.gettempdir()) / f"toolscore-test-datasets-{key}"
-    if root.is_dir():
-        return root
-    part = Path(tempfile.mkdtemp(prefix=root.name + "."))
+    root = Path(tempfile.mkdtemp(prefix="toolscore-test-datasets."))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     for entry in released.iterdir():
         if entry.name != "tooleval":
-            (part / entry.name).symlink_to(entry.resolve())
-    shutil.copytree(released / "tooleval", part / "tooleval")  # 5 MB, walked by tests
-    shutil.copytree(EVALUATOR / "toolbench", part / "tooleval" / "toolbench")
-    try:
-        part.rename(root)
-    except OSError:  # another process made it first
-        shutil.rmtree(part, ignore_errors=True)
+            (root / entry.name).symlink_to(entry.resolve())
+    # a copy (5 MB), not a link: tests walk it with rglob, which does not enter linked folders
+    shutil.copytree(released / "tooleval", root / "tooleval")
+    write_release(root / "tooleval")
     return root
 
 

@@ -19,11 +19,11 @@ Every request is kept, so a test can count judge calls and read what the judge w
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step
 from toolscore.benchmarks.tooleval.release import EVALUATOR_DIR, load_evaluator
@@ -66,19 +66,16 @@ def converted_file(samples: list[Sample]) -> dict[str, Any]:
             for s in samples}
 
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests"
-
-
 @pytest.fixture(autouse=True)
 def release_evaluator(tmp_path_factory: pytest.TempPathFactory,
                       monkeypatch: pytest.MonkeyPatch) -> Path:
     """ToolBench's evaluator files where a user's download puts them (the user cache's
-    tooleval folder), taken from the fixture script's output: the shared datasets hold the
+    tooleval folder), generated from the recorded values: the shared datasets hold the
     answers, not the evaluator."""
     cache = tmp_path_factory.getbasetemp() / "xdg-cache"
     target = cache / "toolscore" / "data" / "tooleval" / EVALUATOR_DIR
     if not target.is_dir():
-        shutil.copytree(FIXTURES / "release" / EVALUATOR_DIR, target)
+        write_release(cache / "toolscore" / "data" / "tooleval")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     return target
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from support.data import dataset, needs
+from support.tooleval_release import write_release
 
 from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
@@ -24,10 +24,8 @@ pytestmark = needs("tooleval")
 def toolscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["XDG_CACHE_HOME"] = str(cwd / "xdg-cache")
-    # ToolBench's evaluator files where a download puts them (the fixture script's output)
-    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests" /
-                    "release", cwd / "xdg-cache" / "toolscore" / "data" / "tooleval",
-                    dirs_exist_ok=True)
+    # ToolBench's evaluator files where a download puts them (generated from the recorded values)
+    write_release(cwd / "xdg-cache" / "toolscore" / "data" / "tooleval")
     return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.data import load_converted
 from toolscore.benchmarks.tooleval.passrate import FAIL, PASS, UNSURE, pass_rate
-from toolscore.benchmarks.tooleval.release import EVALUATOR_DIR, load_evaluator
+from toolscore.benchmarks.tooleval.release import load_evaluator
 from toolscore.benchmarks.tooleval.winrate import CANDIDATE, REFERENCE, TIE
 from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
 from toolscore.judges.llm import make_judge
@@ -42,8 +43,8 @@ def recorded() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def evaluator() -> Any:
-    return load_evaluator(FIXTURES / "release" / EVALUATOR_DIR)
+def evaluator(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return load_evaluator(write_release(tmp_path_factory.mktemp("tooleval")))
 
 
 def answers(model: str) -> list[Any]:

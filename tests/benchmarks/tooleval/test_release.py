@@ -1,12 +1,14 @@
 """ToolBench's evaluator files: found where a download leaves them, read into the questions
-the reference mode asks, and bad files refused in one line naming the file and the field."""
+the reference mode asks, and bad files refused in one line naming the file and the field. The
+folder is generated from the values recorded from ToolBench's files (no copy is kept): the
+loader must read exactly those values back, and the download pins the recorded files."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from support.tooleval_release import values, write_release
 
 from toolscore.benchmarks.tooleval.release import (
     EVALUATOR_DIR,
@@ -16,13 +18,11 @@ from toolscore.benchmarks.tooleval.release import (
 from toolscore.data import DataError
 from toolscore.data_pins import TOOLEVAL_SOURCE
 
-RELEASE = Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests" / "release"
-
 
 def test_found_in_the_dataset_folder_first_then_the_other_places(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "tooleval"
-    shutil.copytree(RELEASE, data)
+    write_release(data)
     assert find_evaluator(data) == data / EVALUATOR_DIR
     assert find_evaluator(tmp_path / "elsewhere", explicit=tmp_path / "x") == tmp_path / "x"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
@@ -31,12 +31,20 @@ def test_found_in_the_dataset_folder_first_then_the_other_places(
         find_evaluator(tmp_path / "elsewhere")
 
 
-def test_the_pinned_files_are_the_ones_read() -> None:
-    import hashlib
+def test_the_download_pins_the_recorded_files() -> None:
+    recorded = values()
+    assert recorded["sha256"] == TOOLEVAL_SOURCE
+    assert set(TOOLEVAL_SOURCE) == {f"{EVALUATOR_DIR}/config.yaml",
+                                    f"{EVALUATOR_DIR}/template.txt"}
+    assert len(recorded["commit"]) == 40
 
-    assert {rel: hashlib.sha256((RELEASE / rel).read_bytes()).hexdigest()
-            for rel in TOOLEVAL_SOURCE} == TOOLEVAL_SOURCE
-    ev = load_evaluator(RELEASE / EVALUATOR_DIR)
+
+def test_the_generated_folder_reads_as_the_recorded_values(tmp_path: Path) -> None:
+    recorded = values()
+    ev = load_evaluator(write_release(tmp_path))
+    assert (ev.max_tokens, ev.temperature) == (recorded["max_tokens"], recorded["temperature"])
+    assert [q.function for q in ev.questions.values()] == recorded["functions"]
+    assert {name: q.text for name, q in ev.questions.items()} == recorded["texts"]
     assert set(ev.questions) == {"check_answer_status", "parse_answer_status",
                                  "check_task_solvable", "select_better_answer"}
     assert (ev.max_tokens, ev.temperature) == (1000, 0.2)
@@ -50,8 +58,7 @@ def test_the_pinned_files_are_the_ones_read() -> None:
 
 
 def test_a_broken_evaluator_is_one_line(tmp_path: Path) -> None:
-    folder = tmp_path / "ev"
-    shutil.copytree(RELEASE / EVALUATOR_DIR, folder)
+    folder = write_release(tmp_path / "ev")
     (folder / "template.txt").write_text("<function><name>check_answer_status</name>"
                                          "</function>")
     with pytest.raises(DataError, match=r"template.txt: a <function> without <name> or "):

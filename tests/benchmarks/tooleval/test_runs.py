@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 from support.tooleval import judge_server
+from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run, load_run_report
 from toolscore.benchmarks.tooleval.passrate import judge_once, pass_rate
@@ -25,10 +25,8 @@ from toolscore.types import Message
 def toolscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["XDG_CACHE_HOME"] = str(cwd / "xdg-cache")
-    # ToolBench's evaluator files where a download puts them (the fixture script's output)
-    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests" /
-                    "release", cwd / "xdg-cache" / "toolscore" / "data" / "tooleval",
-                    dirs_exist_ok=True)
+    # ToolBench's evaluator files where a download puts them (generated from the recorded values)
+    write_release(cwd / "xdg-cache" / "toolscore" / "data" / "tooleval")
     return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from support.data import ROOT as _DATA_ROOT
 from support.data import needs
+from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step
 from toolscore.benchmarks.tooleval.winrate import (
@@ -111,10 +111,8 @@ def test_win_rate_counts_ties_half_and_missing_answers_lose() -> None:
 def toolscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["XDG_CACHE_HOME"] = str(cwd / "xdg-cache")
-    # ToolBench's evaluator files where a download puts them (the fixture script's output)
-    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests" /
-                    "release", cwd / "xdg-cache" / "toolscore" / "data" / "tooleval",
-                    dirs_exist_ok=True)
+    # ToolBench's evaluator files where a download puts them (generated from the recorded values)
+    write_release(cwd / "xdg-cache" / "toolscore" / "data" / "tooleval")
     return subprocess.run([sys.executable, "-m", "toolscore.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
