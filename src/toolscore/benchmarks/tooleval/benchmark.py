@@ -33,8 +33,7 @@ from toolscore.benchmarks.tooleval.judge import load_config, sample_judge, sampl
 from toolscore.benchmarks.tooleval.passrate import gave_up, judge_once
 from toolscore.benchmarks.tooleval.prompts import answer_text
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
-from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, find_evaluator, load_evaluator
-from toolscore.data import DataError
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ReleaseQuestions
 from toolscore.judges.registry import ConfiguredJudge
 
 RELEASED = Path("converted") / "gpt-3.5-turbo_CoT"  # the answers the dataset ships
@@ -84,7 +83,7 @@ COLUMNS = [Column("queries", "queries", "count"), Column("errors", "errors", "co
            Column("stable_std", "stable std", "number")]
 
 
-class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
+class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
     """ToolEval (Qin et al. 2023, ToolBench): pass rate of solution paths by an LLM judge."""
 
     name = "tooleval"
@@ -135,24 +134,6 @@ class ToolEvalBenchmark(ConfiguredJudge, Benchmark):
             self._judge_config = load_config(self.options.judge_config, PASS_KINDS)
             self._judge_loaded = True
         return self._judge_config
-
-    @property
-    def evaluator(self) -> ReleaseEvaluator | None:
-        """The release's evaluator (reference mode), read once."""
-        if self.mode != "reference":
-            return None
-        if self._evaluator is None:
-            folder = find_evaluator(getattr(self, "data_dir", None), self.options.evaluator)
-            self._evaluator = load_evaluator(folder)
-        return self._evaluator
-
-    def found_evaluator(self) -> ReleaseEvaluator | None:
-        """The evaluator if its files are there (None otherwise): what the run's settings
-        show before :meth:`check`, which refuses missing files after the answers' own errors."""
-        try:
-            return self.evaluator
-        except DataError:
-            return None
 
     def default_temperature(self) -> float:
         ev = self.found_evaluator()

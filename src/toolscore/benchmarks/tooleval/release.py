@@ -185,3 +185,30 @@ async def ask(judge: Any, question: ReleaseQuestion, variables: dict[str, Any], 
     if watched is not None and watched.error is not None:
         raise watched.error
     return verdict
+
+
+class ReleaseQuestions:
+    """The release's evaluator as a benchmark reads it (mixed into the pass-rate and win-rate
+    benchmarks, which set ``mode``, ``options.evaluator`` and ``_evaluator``)."""
+
+    mode: str
+    options: Any
+    _evaluator: ReleaseEvaluator | None
+
+    @property
+    def evaluator(self) -> ReleaseEvaluator | None:
+        """The release's evaluator (reference mode), read once."""
+        if self.mode != "reference":
+            return None
+        if self._evaluator is None:
+            folder = find_evaluator(getattr(self, "data_dir", None), self.options.evaluator)
+            self._evaluator = load_evaluator(folder)
+        return self._evaluator
+
+    def found_evaluator(self) -> ReleaseEvaluator | None:
+        """The evaluator if its files are there (None otherwise): what the run's settings
+        show before :meth:`check`, which refuses missing files after the answers' own errors."""
+        try:
+            return self.evaluator
+        except DataError:
+            return None

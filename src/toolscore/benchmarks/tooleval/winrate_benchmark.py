@@ -35,7 +35,7 @@ from toolscore.benchmarks.tooleval.passrate import (
     summarize,
 )
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
-from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, find_evaluator, load_evaluator
+from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ReleaseQuestions
 from toolscore.benchmarks.tooleval.sides import (
     Pair,
     Side,
@@ -48,7 +48,6 @@ from toolscore.benchmarks.tooleval.sides import (
 )
 from toolscore.benchmarks.tooleval.winrate import POINTS, compare, report
 from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
-from toolscore.data import DataError
 from toolscore.judges.registry import ConfiguredJudge
 
 WIN_KINDS = ("tooleval-pref", "tooleval-pass")
@@ -109,7 +108,7 @@ COLUMNS = [Column("queries", "queries", "count"), Column("errors", "errors", "co
            Column("tie_rate", "tie rate"), Column("first_shown_pick_rate", "first-shown picks")]
 
 
-class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
+class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
     """ToolEval's win rate of a candidate's answers against a reference's, by an LLM judge."""
 
     name = "tooleval-winrate"
@@ -144,24 +143,6 @@ class ToolEvalWinRateBenchmark(ConfiguredJudge, Benchmark):
             self._judge_config = load_config(self.options.judge_config, WIN_KINDS)
             self._judge_loaded = True
         return self._judge_config
-
-    @property
-    def evaluator(self) -> ReleaseEvaluator | None:
-        """The release's evaluator (reference mode), read once."""
-        if self.mode != "reference":
-            return None
-        if self._evaluator is None:
-            folder = find_evaluator(getattr(self, "data_dir", None), self.options.evaluator)
-            self._evaluator = load_evaluator(folder)
-        return self._evaluator
-
-    def found_evaluator(self) -> ReleaseEvaluator | None:
-        """The evaluator if its files are there (None otherwise): what the run's settings
-        show before :meth:`check`, which refuses missing files after the answers' own errors."""
-        try:
-            return self.evaluator
-        except DataError:
-            return None
 
     def default_temperature(self) -> float:
         ev = self.found_evaluator()
