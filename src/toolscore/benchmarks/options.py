@@ -69,6 +69,21 @@ def option(default: Any, help: str, **extra: Any) -> Any:  # noqa: A002 - mirror
 
 
 
+#: The request shapes a benchmark whose reference runner used OpenAI's legacy ``functions`` API
+#: may send (:mod:`toolscore.models.openai_legacy`).
+CallApi = Literal["auto", "functions", "tools"]
+
+
+def call_api_option(runner: str, more: str = "") -> Any:
+    """The ``call_api`` option of a benchmark whose reference (``runner``, e.g. "ToolTalk's
+    runner") sends the legacy ``functions`` request shape: one wording for every such
+    benchmark, ``more`` added where its protocol says more."""
+    return option("auto", f"Request shape of the default mode (openai/ models): functions "
+                  f"(the legacy API {runner} sends; tools when the endpoint refuses it) | tools "
+                  "| auto (functions for OpenAI's own API, tools elsewhere: vLLM, llama.cpp and "
+                  f"Ollama ignore functions).{' ' + more if more else ''}")
+
+
 def option_fields(options_type: type) -> list[dataclasses.Field[Any]]:
     return list(dataclasses.fields(options_type))
 

@@ -45,7 +45,7 @@ from toolscore.benchmarks.autode.scoring import (
 )
 from toolscore.benchmarks.autode.workbook import read_sheet
 from toolscore.benchmarks.base import Benchmark, Column, Sample, option
-from toolscore.benchmarks.options import OptionError
+from toolscore.benchmarks.options import CallApi, OptionError, call_api_option
 from toolscore.types import GenerateConfig, ToolSpec
 
 Mode = Literal["dynamic", "static", "human"]
@@ -70,10 +70,7 @@ class AutoDEOptions:
                           "the workbook flags them, tool_choice required in static mode, "
                           "temperature 0 and max_tokens, no user turn after the last "
                           "assistant turn.")
-    call_api: Literal["auto", "functions", "tools"] = option(
-        "auto", "Request shape of the default mode (openai/ models): functions (the legacy API "
-        "AutoDE's runner sends; tools when the endpoint refuses it) | tools | auto (functions "
-        "for OpenAI's own API, tools elsewhere).")
+    call_api: CallApi = call_api_option("AutoDE's runner")
     tools: Literal["gold", "all"] = option("gold", "APIs offered: only the gold one (as the "
                                            "reference) | all documents (labelled).")
     apis: Path | None = option(None, "API documents (.xlsx, .json, .yaml) instead of the "

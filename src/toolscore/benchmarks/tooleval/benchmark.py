@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Column, IntervalMetric, Sample, option
+from toolscore.benchmarks.options import CallApi, call_api_option
 from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import Sample as Answered
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError, keep_test_ids, load_answers
@@ -33,7 +34,11 @@ from toolscore.benchmarks.tooleval.judge import load_config, sample_judge, sampl
 from toolscore.benchmarks.tooleval.passrate import gave_up, judge_once
 from toolscore.benchmarks.tooleval.prompts import answer_text
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
-from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ReleaseQuestions
+from toolscore.benchmarks.tooleval.release import (
+    ReleaseEvaluator,
+    ReleaseQuestions,
+    evaluator_option,
+)
 from toolscore.judges.registry import ConfiguredJudge
 
 RELEASED = Path("converted") / "gpt-3.5-turbo_CoT"  # the answers the dataset ships
@@ -63,16 +68,9 @@ class ToolEvalOptions:
     test_ids: Path | None = option(
         None, "ToolBench test-id files (a folder of <subset>.json, or one file): only queries "
         "both in the answers and in the list are judged, as the reference does.")
-    call_api: Literal["auto", "functions", "tools"] = option(
-        "auto", "Reference mode: the judge's request shape (openai/ models): functions (the "
-        "legacy API ToolBench's evaluator sends; tools when the endpoint refuses it) | tools | "
-        "auto (functions for OpenAI's own API, tools elsewhere: vLLM, llama.cpp and Ollama "
-        "ignore functions).")
-    evaluator: Path | None = option(
-        None, "Reference mode: the folder of ToolBench's evaluator files (config.yaml, "
-        "template.txt) whose questions, function schemas and sampling fields are sent. "
-        "Default: toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default in the "
-        "tooleval dataset (a download brings it).")
+    call_api: CallApi = call_api_option("ToolBench's evaluator",
+                                        "Reference mode only: the judge's requests.")
+    evaluator: Path | None = evaluator_option()
     judge_config: Path | None = option(
         None, "Judge configuration file (kind tooleval-pass): its template, temperature and "
         "votes apply and its name labels every verdict; --model is the judge.")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from toolscore.benchmarks.options import option
 from toolscore.data import DataError, read_structured, read_text
 from toolscore.judges.llm import INFRA, Verdict
 from toolscore.models.base import InfraError
@@ -185,6 +186,14 @@ async def ask(judge: Any, question: ReleaseQuestion, variables: dict[str, Any], 
     if watched is not None and watched.error is not None:
         raise watched.error
     return verdict
+
+
+def evaluator_option() -> Any:
+    """The ``evaluator`` option of the pass-rate and win-rate benchmarks."""
+    return option(
+        None, "Reference mode: the folder of ToolBench's evaluator files (config.yaml, "
+        "template.txt) whose questions, function schemas and sampling fields are sent. "
+        f"Default: {EVALUATOR_DIR} in the tooleval dataset (a download brings it).")
 
 
 class ReleaseQuestions:

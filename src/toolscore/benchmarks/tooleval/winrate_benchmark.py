@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Column, IntervalMetric, Sample, option
+from toolscore.benchmarks.options import CallApi, call_api_option
 from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError
 from toolscore.benchmarks.tooleval.judge import load_config, sample_judge, sampling
@@ -35,7 +36,11 @@ from toolscore.benchmarks.tooleval.passrate import (
     summarize,
 )
 from toolscore.benchmarks.tooleval.questions import TEMPERATURE, prompts_label
-from toolscore.benchmarks.tooleval.release import ReleaseEvaluator, ReleaseQuestions
+from toolscore.benchmarks.tooleval.release import (
+    ReleaseEvaluator,
+    ReleaseQuestions,
+    evaluator_option,
+)
 from toolscore.benchmarks.tooleval.sides import (
     Pair,
     Side,
@@ -87,16 +92,9 @@ class WinRateOptions:
     strict: bool = option(False, "A give-up answer fails (pass labels judged here).")
     temperature: float | None = option(None, "Judge sampling temperature (default: 0.2 in "
                                        "the reference mode, 0.7 in the stable mode).")
-    call_api: Literal["auto", "functions", "tools"] = option(
-        "auto", "Reference mode: the judge's request shape (openai/ models): functions (the "
-        "legacy API ToolBench's evaluator sends; tools when the endpoint refuses it) | tools | "
-        "auto (functions for OpenAI's own API, tools elsewhere: vLLM, llama.cpp and Ollama "
-        "ignore functions).")
-    evaluator: Path | None = option(
-        None, "Reference mode: the folder of ToolBench's evaluator files (config.yaml, "
-        "template.txt) whose questions, function schemas and sampling fields are sent. "
-        "Default: toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default in the "
-        "tooleval dataset (a download brings it).")
+    call_api: CallApi = call_api_option("ToolBench's evaluator",
+                                        "Reference mode only: the judge's requests.")
+    evaluator: Path | None = evaluator_option()
     judge_config: Path | None = option(
         None, "Judge configuration file (kind tooleval-pref or tooleval-pass): its template, "
         "temperature and votes apply; --model is the judge.")

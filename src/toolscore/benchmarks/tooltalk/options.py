@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import StoredRun, option
+from toolscore.benchmarks.options import CallApi, call_api_option
 
 ToolsMode = Literal["all", "exact", "suite"]
 Split = Literal["easy", "hard", "all"]
 Protocol = Literal["reference", "free-running"]
-CallApi = Literal["auto", "functions", "tools"]
 FREE_RUNNING = "free-running"
 NOT_COMPARABLE = ("free-running protocol: the agent keeps its own history (no ground-truth "
                   "re-injection per turn); figures are not comparable with the reference "
@@ -51,11 +51,8 @@ class ToolTalkOptions:
     seed: int | None = option(
         None, "Sampling seed sent to the model (default: none sent, as ToolTalk's runner; "
         "strict mode 0). Set, the run is labelled as deviating from the reference.")
-    call_api: CallApi = option(
-        "auto", "Request shape of the default mode (openai/ models): functions (the legacy "
-        "API ToolTalk's runner sends; falls back to tools when the endpoint refuses it) | "
-        "tools | auto (functions for OpenAI's own API, tools elsewhere: vLLM, llama.cpp and "
-        "Ollama ignore functions). One call per reply either way; each turn records the shape.")
+    call_api: CallApi = call_api_option(
+        "ToolTalk's runner", "One call per reply either way; each turn records the shape.")
     protocol: Protocol = option(
         "reference", "reference: toolscore drives the model turn by turn from the ground truth "
         "(the paper's protocol) | free-running: an agent (--model agent-http:URL) runs its "
