@@ -13,8 +13,6 @@ from typing import Any
 from toolscore.entrypoints import PLUGINS, ExtensionError, one_line
 from toolscore.env.plugin import Plugin
 
-GROUP = PLUGINS.group
-
 
 class PluginError(ExtensionError):
     """A plugin set is unknown, or its code failed to load or returned the wrong thing."""

@@ -96,9 +96,3 @@ def settings_and_drops(config: GenerateConfig, has_tools: bool, family: Family =
     out.update(body)  # extra_body last and never dropped, as the SDK sends it
     return out, dropped
 
-
-def request_settings(config: GenerateConfig, has_tools: bool,
-                     max_tokens_param: str | None = "max_tokens",
-                     family: Family = CHAT) -> dict[str, Any]:
-    """The generation settings of a request (see :func:`settings_and_drops`)."""
-    return settings_and_drops(config, has_tools, family, max_tokens_param)[0]

@@ -29,12 +29,10 @@ from toolscore.models.openai_legacy import (
     refused,
     wants_functions,
 )
-from toolscore.models.openai_params import (  # noqa: F401  (request_settings: public name)
+from toolscore.models.openai_params import (
     Family,
     model_family,
-    request_settings,
     settings_and_drops,
-    tool_choice_param,
 )
 from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage, clean_text

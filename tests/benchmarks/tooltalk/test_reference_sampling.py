@@ -12,11 +12,16 @@ from toolscore.benchmarks.base import Benchmark
 from toolscore.benchmarks.demo import DemoBenchmark, data_dir
 from toolscore.benchmarks.tooltalk.benchmark import REFERENCE_SAMPLING, ToolTalkBenchmark
 from toolscore.models.anthropic_provider import build_request
-from toolscore.models.openai_params import request_settings
+from toolscore.models.openai_params import settings_and_drops
 from toolscore.report.view import RunView
 from toolscore.types import GenerateConfig, ToolSpec
 
 TOOL = ToolSpec("Add", "adds", {"type": "object", "properties": {"a": {"type": "number"}}})
+
+
+def request_settings(config: GenerateConfig, has_tools: bool) -> dict[str, object]:
+    """The generation settings a chat model's request carries."""
+    return settings_and_drops(config, has_tools)[0]
 
 
 def _bench(**kwargs: object) -> ToolTalkBenchmark:

@@ -51,14 +51,6 @@ def clock(h: str, m: str | None, ampm: str | None, word: str | None = None) -> i
     return (hour % 24) * 60 + minute
 
 
-def parse_time(text: str) -> int | None:
-    """The first clock time in a piece of text ('9:00 AM', '5 pm', '17:30', 'noon')."""
-    for m in TIME.finditer(text):
-        if m.group(4) or m.group(2) or m.group(3):
-            return clock(m.group(1), m.group(2), m.group(3), m.group(4))
-    return None
-
-
 Raw = tuple[int, int | None, str, bool]  # start, end, label, half of day unknown
 
 
