@@ -5,13 +5,16 @@
     run.metrics["easy"]["success_rate"]       # 1.0
     run.to_pandas()                            # one row per (sample, epoch)
 
-Everything is imported lazily, so ``import toolscore`` stays cheap. ``__version__`` is the
-installed package's version (pyproject.toml's, read from its metadata), the one ``toolscore
---version`` prints and run.json records: one source, so the three never disagree.
+Everything is imported lazily, so ``import toolscore`` stays cheap. ``__version__`` is
+pyproject.toml's version: the installed package's metadata, or, in a source checkout that was
+never installed, the pyproject.toml beside ``src/``. ``toolscore --version`` prints it and
+run.json records it: one source, so the three never disagree.
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 _EXPORTS = {
@@ -28,14 +31,27 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
+_PROJECT_VERSION = re.compile(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', re.M | re.S)
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("toolscore")
+    except metadata.PackageNotFoundError:  # a source checkout that was never installed
+        pass
+    try:
+        text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text("utf-8")
+    except OSError:
+        return "0+unknown"
+    found = _PROJECT_VERSION.search(text)
+    return found.group(1) if found else "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        from importlib import metadata
-
-        try:
-            return metadata.version("toolscore")
-        except metadata.PackageNotFoundError:  # a source tree that was never installed
-            return "0+unknown"
+        return _version()
     if name in _EXPORTS:
         import importlib
 

