@@ -1,4 +1,4 @@
-"""The architecture of DESIGN.md, checked on every test run rather than trusted to review.
+"""The layers of docs/design.md, checked on every test run rather than trusted to review.
 
 * Layers point down: the import-linter "layers" contract declared in pyproject.toml.
 * The CLI's command modules never import each other (only ``cli/common.py``), so a command can

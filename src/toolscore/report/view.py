@@ -121,7 +121,7 @@ class RunView:
         stored = self.config.get("benchmark_config") or {}
         if stored.get("mode"):
             return str(stored["mode"])
-        if isinstance(stored.get("strict"), bool):  # the DESIGN's reference/strict convention
+        if isinstance(stored.get("strict"), bool):  # modes: docs/design.md
             return "strict" if stored["strict"] else "reference"
         return None
 

@@ -1,7 +1,7 @@
 """Judging as runs: ToolEval's pass-rate judge over answer files or over any existing run, and
 its win rate between two answer sets or runs, each written as a run directory.
 
-A judge is a scorer that can be applied to any run (DESIGN.md): judging a ToolTalk, demo or
+A judge is a scorer that can be applied to any run (docs/design.md): judging a ToolTalk, demo or
 AutoDE run is evaluating the ``tooleval`` benchmark with that run as its answers, into
 ``RUN_DIR/judgements/<judge name>/``. That nested directory is an ordinary run, so judging is
 resumable, cached, reportable and comparable, and judging again with the same settings only
