@@ -30,14 +30,16 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import testsupport  # noqa: F401  (tests/support on the path)
+
 EFFICIENCY_TARGET = 0.9
 RAY_OVERHEAD_TARGET_S = 1.0
 
 
 def serve(conn: Connection, latency: float) -> None:
     """Child process: record the demo oracle, serve its replies, report peak concurrency."""
-    from toolscore.testing.openai_server import FakeOpenAIServer
-    from toolscore.testing.oracle_replies import oracle_recording
+    from support.testing.openai_server import FakeOpenAIServer
+    from support.testing.oracle_replies import oracle_recording
 
     rec = oracle_recording("demo", None, embedder="hashing", fallback=None)
     with FakeOpenAIServer(rec.responder, latency=latency, keep_requests=False) as srv:

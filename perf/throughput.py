@@ -40,6 +40,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import testsupport  # noqa: F401  (tests/support on the path)
+
 EFFICIENCY_TARGET = 0.9
 CPU_PER_CALL_TARGET_MS = 0.5
 TARGET_CELLS = {(128, 0.1), (512, 1.0)}  # where the issue sets the efficiency target
@@ -47,8 +49,8 @@ TARGET_CELLS = {(128, 0.1), (512, 1.0)}  # where the issue sets the efficiency t
 
 def serve(conn: Connection, latency: float, split: str) -> None:
     """Server process: record the oracle, serve its replies; report counters when asked."""
-    from toolscore.testing.openai_server import FakeOpenAIServer
-    from toolscore.testing.oracle_replies import oracle_recording
+    from support.testing.openai_server import FakeOpenAIServer
+    from support.testing.oracle_replies import oracle_recording
 
     rec = oracle_recording("tooltalk", split=split, embedder="hashing", fallback=None)
     with FakeOpenAIServer(rec.responder, latency=latency, keep_requests=False) as srv:

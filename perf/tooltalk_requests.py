@@ -1,7 +1,7 @@
 """How far the requests ``toolscore run tooltalk`` sends a model are from those ToolTalk's own
 runner sends, request by request.
 
-For each reply policy of :mod:`toolscore.testing.tooltalk_requests` this starts the fake
+For each reply policy of :mod:`support.testing.tooltalk_requests` this starts the fake
 OpenAI-compatible server (127.0.0.1) answering as the policy says, runs
 
     toolscore run tooltalk --model openai/fake-model --base-url URL --split all --tools all
@@ -48,9 +48,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.request_diff import CATEGORIES, compare
-from toolscore.testing.tooltalk_requests import (
+import testsupport  # noqa: F401  (tests/support on the path)
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.request_diff import CATEGORIES, compare
+from support.testing.tooltalk_requests import (
     POLICIES,
     PolicyResponder,
     decode_requests,

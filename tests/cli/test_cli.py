@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from support.cli import assert_user_error, json_doc, toolscore
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.oracle_replies import oracle_recording
 
 from toolscore.cli import app
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.oracle_replies import oracle_recording
 
 METRICS = ("success_rate", "precision", "recall", "action_precision", "incorrect_action_rate")
 DEMO = ("--embedder", "hashing")

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from support.cli import json_doc, toolscore
 from support.data import dataset
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.oracle_replies import oracle_recording
 
 from toolscore.benchmarks.base import OptionError
 from toolscore.cli.common import find_dotenv
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.oracle_replies import oracle_recording
 
 DEMO = ("run", "demo", "--embedder", "hashing", "--limit", "1", "--no-cache", "--json")
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from support.tooleval import judge_server
 
 import toolscore
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 

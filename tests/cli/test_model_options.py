@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.cli import app
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 
 def invoke(*args: str):

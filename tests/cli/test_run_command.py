@@ -79,7 +79,7 @@ def test_errored_samples_exit_3_and_say_how_to_resume(tmp_path: Path) -> None:
     """A sample whose model call fails for good (here a 400 on each request's first attempt) is
     kept as an error and left out of the scores; the command exits 3 and names the resume
     command, which then retries exactly those samples."""
-    from toolscore.testing.openai_server import FakeOpenAIServer
+    from support.testing.openai_server import FakeOpenAIServer
 
     out = tmp_path / "run"
     with FakeOpenAIServer(fault_plan={0: "400"}) as srv:

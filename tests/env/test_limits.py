@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from support.testing.openai_server import FakeOpenAIServer
+
 import toolscore
 from toolscore.env.limits import NAME_LIMIT, VALUE_LIMIT, bounded, bounded_text
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 MIB = 1 << 20
 

@@ -7,6 +7,8 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
+
 from toolscore.judges.llm import (
     LLMJudge,
     PromptTemplate,
@@ -18,7 +20,6 @@ from toolscore.judges.llm import (
 )
 from toolscore.models.client import ModelClient
 from toolscore.models.retry import RetryPolicy
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 LABELS = ("Solved", "Unsolved", "Unsure")

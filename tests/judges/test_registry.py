@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from support.data import ROOT as _DATA_ROOT
 from support.data import needs
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 
 from toolscore.cli import app
 from toolscore.entrypoints import JUDGES, Extension, ExtensionError
@@ -26,7 +27,6 @@ from toolscore.judges.registry import (
     list_judges,
     load_judge_config,
 )
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 ACS = _DATA_ROOT / "acs" / "acs_dev.csv"

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models import (
     InfraError,
@@ -19,7 +20,6 @@ from toolscore.models import (
     cache_key,
     get_model,
 )
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
 MSGS = [Message(role="system", content="be brief"), Message(role="user", content="weather?")]

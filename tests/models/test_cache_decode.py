@@ -9,11 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.oracle_replies import oracle_recording
 
 from toolscore.models.cache import ResponseCache
 from toolscore.runs.api import evaluate
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.oracle_replies import oracle_recording
 
 DEEP = "[" * 100_000 + "]" * 100_000
 

@@ -10,9 +10,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 from toolscore.models import ModelClient, ResponseCache, get_model
-from toolscore.testing.openai_server import FakeOpenAIServer, text_responder
 from toolscore.types import GenerateConfig, Message
 
 HELLO = [Message(role="system", content="s"), Message(role="user", content="hello")]

@@ -10,16 +10,16 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from toolscore.models import InfraError, ModelClient, RetryPolicy, get_model, list_models
-from toolscore.models.openai_provider import parse_completion
-from toolscore.testing.openai_server import (
+from support.testing.openai_server import (
     MALFORMED_ARGUMENTS,
     FakeOpenAIServer,
     ScriptedResponder,
     reply_to_completion,
     text_responder,
 )
+
+from toolscore.models import InfraError, ModelClient, RetryPolicy, get_model, list_models
+from toolscore.models.openai_provider import parse_completion
 from toolscore.types import ArgumentsError, GenerateConfig, Message, ToolCall, ToolSpec
 
 TOOLS = [ToolSpec("add", "Add two numbers", {"type": "object", "properties": {

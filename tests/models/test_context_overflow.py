@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 from support import data
+from support.testing.dialects import DIALECTS, overflow, request_tokens
+from support.testing.openai_server import FakeOpenAIServer
 
 import toolscore
 from toolscore.models import ModelClient, get_model
 from toolscore.models.base import ContextLengthExceeded, InfraError
 from toolscore.models.client import PromptTooLong, benchmark_prompt, context_numbers
 from toolscore.models.openai_http import status_error
-from toolscore.testing.dialects import DIALECTS, overflow, request_tokens
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message
 
 DEMO = {"embedder": "hashing"}

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.dialects import DIALECTS
+from support.testing.openai_server import FakeOpenAIServer
 
 import toolscore
 from toolscore.models import ModelClient, RetryPolicy, get_model
 from toolscore.models.openai_provider import request_body, to_openai_messages
-from toolscore.testing.dialects import DIALECTS
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message, ToolCall, ToolSpec
 
 TOOLS = [ToolSpec("f", "d", {"type": "object", "properties": {}})]

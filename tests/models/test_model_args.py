@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 import toolscore
 from toolscore.models.anthropic_provider import build_request as anthropic_request
@@ -18,7 +19,6 @@ from toolscore.models.modelargs import ModelArgs, parse_pairs
 from toolscore.models.openai_params import model_family
 from toolscore.models.openai_provider import build_request, request_body
 from toolscore.records import RunStoreError
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message, ToolSpec
 
 IDENTITY = {"provider": "openai", "model": "gpt-4o", "base_url": ""}

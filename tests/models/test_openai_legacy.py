@@ -9,10 +9,10 @@ import json
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models.openai_legacy import official, wants_functions
 from toolscore.models.openai_provider import OpenAIModel
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message, ToolCall, ToolSpec
 
 SPEC = ToolSpec("AddAlarm", "Set an alarm.",

@@ -10,11 +10,11 @@ import socket
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models import ModelClient, get_model
 from toolscore.models import openai_http as http
 from toolscore.models.base import EndpointUnreachable
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 SelectorLoop = asyncio.selector_events.BaseSelectorEventLoop  # where sock_connect lives
 

@@ -9,10 +9,10 @@ import random
 import time
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models import InfraError, ModelClient, RetryPolicy, get_model
 from toolscore.models.retry import call_with_retry
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message, ToolSpec
 
 FAST = RetryPolicy(max_attempts=6, base_delay=0.01, max_delay=0.05, budget_s=20)

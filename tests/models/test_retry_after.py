@@ -9,10 +9,10 @@ from email.utils import formatdate
 from types import SimpleNamespace
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models import InfraError, ModelClient, RetryPolicy, get_model
 from toolscore.models.base import retry_after
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import GenerateConfig, Message
 
 HELLO = [Message(role="system", content="s"), Message(role="user", content="hello")]

@@ -15,9 +15,9 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models.base import InfraError, redact, redact_text, secret_forms, strip_credentials
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 KEY = "sk-test-Zq8/wR+4k9=Lm2xV7pT0aYc3"
 PASSWORD = "p@ss:W0rd/Secret99"

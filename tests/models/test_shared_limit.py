@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models import shared_limit
 from toolscore.models.client import ModelClient
 from toolscore.models.providers import get_model
 from toolscore.models.retry import RetryPolicy
 from toolscore.models.shared_limit import SharedLimit, group_of, install, limiter_for
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import Message
 
 

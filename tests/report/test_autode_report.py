@@ -17,6 +17,7 @@ import pytest
 from support.autode import asking_assistant, responder
 from support.browser import CHROMIUM, VISIBLE, Browser
 from support.data import path as data_path
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.records import RunStore
 from toolscore.report.compare import compare_runs
@@ -25,7 +26,6 @@ from toolscore.report.html import render_html, write_html
 from toolscore.report.html_samples import page_bodies
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import Message, ToolCall
 
 pytestmark = pytest.mark.needs_data("autode")

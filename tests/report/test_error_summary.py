@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.cli import app
 from toolscore.records import RunStore
 from toolscore.report.errors import MAX_CHARS, error_counts, error_lines
 from toolscore.report.tables import print_run_summary
 from toolscore.runs.api import evaluate, load_run
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 REFUSED = dict.fromkeys(range(4), "400")  # every request refused, not retried
 

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.oracle_replies import oracle_recording
 
 from toolscore.cli import app
 from toolscore.records import RunStore
 from toolscore.report.export_inspect import default_log_name, dumps, export_inspect
 from toolscore.report.export_inspect_sample import tool_call
 from toolscore.runs.api import evaluate
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.oracle_replies import oracle_recording
 
 inspect_log = pytest.importorskip("inspect_ai.log")
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from support.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
+from support.testing.oracle_replies import oracle_recording
 
 from toolscore.benchmarks.tooltalk.report_view import INTERVAL_METRICS
 from toolscore.cli import app
@@ -24,8 +26,6 @@ from toolscore.report.compare import PER_SAMPLE, compare_runs
 from toolscore.report.intervals import by_split, compute
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
-from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
-from toolscore.testing.oracle_replies import oracle_recording
 from toolscore.types import Message, ToolCall
 
 WRONG_ITEM = "Please add 2 cartons of oat milk"

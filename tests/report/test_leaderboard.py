@@ -22,6 +22,8 @@ import pytest
 from click.testing import CliRunner
 from support import data
 from support.browser import CHROMIUM, Browser
+from support.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
+from support.testing.oracle_replies import oracle_recording
 
 from toolscore.cli import app
 from toolscore.records import RunStore
@@ -32,8 +34,6 @@ from toolscore.report.leaderboard_text import to_csv, to_markdown
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
 from toolscore.stats.repeats import repeat_summary
-from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
-from toolscore.testing.oracle_replies import oracle_recording
 from toolscore.types import Message
 
 N = 300  # resamples: enough to be stable, quick on two cores
@@ -320,8 +320,9 @@ def test_page_sorts_links_and_never_runs_names(browser: Browser, root: Path, hos
 
 def test_a_metric_of_mistakes_ranks_the_fewest_first(tmp_path: Path) -> None:
     """Incorrect actions: the model that makes none is ranked first, not last."""
-    from toolscore.testing.openai_server import FakeOpenAIServer as Server
-    from toolscore.testing.openai_server import reply_to_completion as completion
+    from support.testing.openai_server import FakeOpenAIServer as Server
+    from support.testing.openai_server import reply_to_completion as completion
+
     from toolscore.types import Message as Msg
     from toolscore.types import ToolCall
 

@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from support import data
+from support.testing.openai_server import FakeOpenAIServer
 
 from robustness import workspace
 from robustness.corpus import ACCEPTED, ERROR, GAP, GUARDED, Variant, variants
 from robustness.inputs import inputs
 from toolscore.cli import app
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 VARIANTS = list(variants(inputs()))
 pytestmark = data.needs("tooltalk", "tooltalk-reference", "autode", "tooleval", "acs")

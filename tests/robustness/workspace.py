@@ -14,9 +14,8 @@ from typing import Any
 
 from support import data
 from support.autode_release import write_release
+from support.testing.openai_server import default_responder
 from support.tooleval import judge_server
-
-from toolscore.testing.openai_server import default_responder
 
 CONVERSATIONS = ("AddAlarm-easy", "DeleteAlarm-easy", "AddReminder-easy")
 N_SCRIPTS = 12

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 from support.data import dataset, needs
+from support.testing.openai_server import MALFORMED_ARGUMENTS, FakeOpenAIServer, Responder
+from support.testing.oracle_replies import OracleRecording, oracle_recording
 
 from toolscore.benchmarks.registry import make_benchmark
 from toolscore.env.environment import PARSE_FAILED
 from toolscore.models import ModelClient, RetryPolicy, get_model
 from toolscore.records import RunStore
 from toolscore.runs.runner import RunOptions, RunSummary, execute_run
-from toolscore.testing.openai_server import MALFORMED_ARGUMENTS, FakeOpenAIServer, Responder
-from toolscore.testing.oracle_replies import OracleRecording, oracle_recording
 
 OPTIONS = {"split": "hard", "tools": "all", "strict": False, "embedder": "hashing"}
 CONCURRENCY = 16

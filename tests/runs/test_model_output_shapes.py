@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 
 import toolscore
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 
 def completion(message: dict[str, Any], usage: Any = None) -> dict[str, Any]:

@@ -30,12 +30,12 @@ from typing import Any
 import pytest
 from support import data
 from support.data import needs
+from support.testing.openai_server import FakeOpenAIServer, Responder
+from support.testing.oracle_replies import OracleRecording, oracle_recording
 
 from toolscore.models.cache import ResponseCache, sha256_json
 from toolscore.records import RunStore
 from toolscore.runs.api import evaluate
-from toolscore.testing.openai_server import FakeOpenAIServer, Responder
-from toolscore.testing.oracle_replies import OracleRecording, oracle_recording
 
 DATA = data.path("tooltalk")
 CONCURRENCY = 4

@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 from support.autode import USER_HEAD, asking_assistant, responder
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.cli import app
 from toolscore.records import RunStore
 from toolscore.report.overview import run_overview
 from toolscore.report.usage import load_prices
 from toolscore.runs.api import evaluate
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 
 def _autode_run(tmp_path: Path, requests: list[dict[str, Any]], **options: Any) -> Path:

@@ -20,6 +20,8 @@ import pytest
 from support.autode import asking_assistant, responder
 from support.cli import assert_user_error, json_doc, toolscore
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.oracle_replies import oracle_recording
 
 import toolscore as api
 from toolscore.benchmarks.base import parse_options
@@ -28,8 +30,6 @@ from toolscore.benchmarks.registry import make_benchmark
 from toolscore.records import RunStore
 from toolscore.runs.stopped import RunStopped
 from toolscore.runs.workers import WorkerError, shares
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.oracle_replies import oracle_recording
 
 DEMO = {"embedder": "hashing"}
 

@@ -19,13 +19,13 @@ import pytest
 pytest.importorskip("mcp")
 
 from support.cli import toolscore  # noqa: E402
-
-import toolscore as api  # noqa: E402
-from security.crafted import marker_command, write_data  # noqa: E402
-from toolscore.testing.openai_server import (  # noqa: E402
+from support.testing.openai_server import (  # noqa: E402
     FakeOpenAIServer,
     reply_to_completion,
 )
+
+import toolscore as api  # noqa: E402
+from security.crafted import marker_command, write_data  # noqa: E402
 from toolscore.types import Message  # noqa: E402
 
 

@@ -18,9 +18,9 @@ from urllib.parse import quote
 import pytest
 from support.cli import toolscore
 from support.data import dataset
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 
 from toolscore.models.base import secret_forms
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message, ToolCall
 
 KEY = "sk-echo-Qm4T8vWx2Lp9Rz7Kd3Nf"

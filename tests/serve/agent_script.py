@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from support.testing.openai_server import reply_to_completion
+
 from toolscore.benchmarks.tooltalk.protocol import assistant_turns, system_prompt, user_request
-from toolscore.testing.openai_server import reply_to_completion
 from toolscore.types import Message, ToolCall
 
 

@@ -26,9 +26,10 @@ from support.loopback_app import serving
 
 pytest.importorskip("mcp")
 
+from support.testing.openai_server import FakeOpenAIServer  # noqa: E402
+
 from toolscore.benchmarks.registry import make_benchmark  # noqa: E402
 from toolscore.runs.api import evaluate, load_run  # noqa: E402
-from toolscore.testing.openai_server import FakeOpenAIServer  # noqa: E402
 
 AGENT = Path(__file__).resolve().parents[2] / "examples" / "mcp_agent" / "agent.py"
 

@@ -16,10 +16,11 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion  # noqa: E402
+
 import toolscore  # noqa: E402
 from toolscore.benchmarks.base import OptionError  # noqa: E402
 from toolscore.env.mcp_remote import RemoteTools, response_of  # noqa: E402
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion  # noqa: E402
 from toolscore.types import Message, ToolCall  # noqa: E402
 
 SERVER = textwrap.dedent('''

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from support.testing.openai_server import prompt_tokens, reply_to_completion
 from toolscore.benchmarks.autode.prompts import ASSISTANT_PROMPT
-from toolscore.testing.openai_server import prompt_tokens, reply_to_completion
 from toolscore.types import Message, ToolCall
 from toolscore.users.llm import USER_AGENT_PROMPT
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore.testing.openai_server import reply_to_completion
+from support.testing.openai_server import reply_to_completion
 from toolscore.types import Message
 
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.oracle_replies import OracleRecording, oracle_recording
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.oracle_replies import OracleRecording, oracle_recording
 
 _RECORDING: list[OracleRecording] = []
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from support.cli import toolscore
+from support.testing.openai_server import FakeOpenAIServer
 from sweeps.plans import demo_oracle, sample_keys, write_plan
 
 from toolscore.sweeps.plan import load_plan
 from toolscore.sweeps.status import sweep_status
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 KEY = {"OPENAI_API_KEY": "dummy"}
 PROMPT = 5.0  # seconds within which the workers must be gone

@@ -16,12 +16,12 @@ from typing import Any
 
 from support.autode import asking_assistant, responder
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer
 from sweeps.plans import demo_oracle, run_demo_plan, sample_keys, write_plan
 
 from toolscore.sweeps.limits import groups_of, shares, slots
 from toolscore.sweeps.local import run_local, run_one
 from toolscore.sweeps.plan import expand, load_plan
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 
 def test_units_share_the_whole_limit_and_never_exceed_it(tmp_path: Path) -> None:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from support.cli import json_doc, toolscore
+from support.testing.openai_server import FakeOpenAIServer
 from sweeps.plans import demo_oracle, run_demo_plan, sample_keys, write_plan
 
 from toolscore.sweeps.local import run_local, run_one
 from toolscore.sweeps.plan import load_plan
 from toolscore.sweeps.status import sweep_status
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 KEY = {"OPENAI_API_KEY": "dummy"}
 

@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 from sweeps.plans import demo_oracle, sample_keys, write_plan
 
 from toolscore.sweeps.local import run_local
 from toolscore.sweeps.plan import load_plan
 from toolscore.sweeps.ray_executor import run_ray
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 ray = pytest.importorskip("ray")
 LIMIT = 4

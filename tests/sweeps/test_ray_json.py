@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 from sweeps.plans import demo_oracle, sample_keys, write_plan
 
 from toolscore.sweeps.plan import load_plan
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 pytest.importorskip("ray")
 

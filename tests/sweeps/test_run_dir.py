@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from support.cli import json_doc, toolscore
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.oracle_replies import oracle_recording
 
 import toolscore as api
 from toolscore.records import RunStore, RunStoreError
 from toolscore.runs.api import default_run_dir, parse_shard, run_identity
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.oracle_replies import oracle_recording
 
 DEMO = ("demo", "--model", "oracle", "--embedder", "hashing", "--no-cache")
 

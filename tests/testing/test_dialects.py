@@ -10,9 +10,8 @@ import urllib.request
 from typing import Any
 
 import pytest
-
-from toolscore.testing.dialects import DIALECTS, check_dialect, request_tokens
-from toolscore.testing.openai_server import FakeOpenAIServer
+from support.testing.dialects import DIALECTS, check_dialect, request_tokens
+from support.testing.openai_server import FakeOpenAIServer
 
 CALL = [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
 ABSENT = object()

@@ -18,19 +18,19 @@ from urllib.parse import urlsplit
 
 import pytest
 from support.data import dataset, needs
-
-from toolscore.benchmarks.registry import make_benchmark
-from toolscore.models import ModelClient, get_model
-from toolscore.records import RunStore
-from toolscore.runs.runner import RunOptions, execute_run
-from toolscore.testing.openai_server import (
+from support.testing.openai_server import (
     FakeOpenAIServer,
     ScriptedResponder,
     default_responder,
     messages_key,
     reply_to_completion,
 )
-from toolscore.testing.oracle_replies import OracleRecording, oracle_recording
+from support.testing.oracle_replies import OracleRecording, oracle_recording
+
+from toolscore.benchmarks.registry import make_benchmark
+from toolscore.models import ModelClient, get_model
+from toolscore.records import RunStore
+from toolscore.runs.runner import RunOptions, execute_run
 from toolscore.types import Message
 
 OPTIONS = {"split": "hard", "embedder": "hashing"}

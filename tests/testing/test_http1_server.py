@@ -8,7 +8,7 @@ import socket
 import time
 from urllib.parse import urlsplit
 
-from toolscore.testing.openai_server import FakeOpenAIServer, text_responder
+from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 
 def connect(srv: FakeOpenAIServer) -> socket.socket:

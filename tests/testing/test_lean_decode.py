@@ -7,8 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from toolscore.testing.lean_decode import LeanDecoder
+from support.testing.lean_decode import LeanDecoder
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 from toolscore.benchmarks.acs.benchmark import ACSBenchmark
 from toolscore.benchmarks.acs.data import COLUMNS, DEV_FILE
@@ -23,7 +24,6 @@ from toolscore.benchmarks.registry import make_benchmark
 from toolscore.entrypoints import JUDGES
 from toolscore.judges.registry import LLM, JudgeKind
 from toolscore.runs.api import evaluate, load_run, resume, score
-from toolscore.testing.openai_server import FakeOpenAIServer, text_responder
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 

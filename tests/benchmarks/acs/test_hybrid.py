@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 from toolscore.benchmarks.acs import hybrid
 from toolscore.benchmarks.acs.data import COLUMNS, DEV_FILE
 from toolscore.benchmarks.acs.verify import verify
 from toolscore.benchmarks.acs.verify.constraints import parse_constraint
 from toolscore.runs.api import evaluate, score
-from toolscore.testing.openai_server import FakeOpenAIServer, text_responder
 
 # Prose the parser cannot cut into sessions (no headers, lists or tables).
 PROSE = ("On Mondays I would start with squats, five sets of five reps at one hundred kg, then "

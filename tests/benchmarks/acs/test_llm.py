@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from support.data import ROOT as _DATA_ROOT
 from support.data import needs
+from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 from toolscore.benchmarks.acs.data import AcsRow
 from toolscore.benchmarks.acs.prompt import (
@@ -26,7 +27,6 @@ from toolscore.benchmarks.acs.shots import check_shots, few_shot_plan, pick_shot
 from toolscore.cli import app
 from toolscore.judges.llm import LLMJudge, Verdict, decide
 from toolscore.models import ModelClient, RetryPolicy, get_model
-from toolscore.testing.openai_server import FakeOpenAIServer, text_responder
 from toolscore.types import GenerateConfig
 
 ACS = _DATA_ROOT / "acs" / "acs_dev.csv"

@@ -131,7 +131,8 @@ def test_gap_cli_on_released_static_and_dynamic_runs(tmp_path: Path) -> None:
 
 def bluetooth(request: dict[str, Any]) -> dict[str, Any]:
     """Assistant: asks which device (already said in the query), then calls. User: "watch"."""
-    from toolscore.testing.openai_server import prompt_tokens, reply_to_completion
+    from support.testing.openai_server import prompt_tokens, reply_to_completion
+
     from toolscore.types import Message, ToolCall
     from toolscore.users.llm import USER_AGENT_PROMPT
 
@@ -148,8 +149,9 @@ def bluetooth(request: dict[str, Any]) -> dict[str, Any]:
 
 @needs("autode")
 def test_score_run_dir_reports_redundant_questions(tmp_path: Path) -> None:
+    from support.testing.openai_server import FakeOpenAIServer
+
     from toolscore.runs.api import evaluate
-    from toolscore.testing.openai_server import FakeOpenAIServer
 
     with FakeOpenAIServer(bluetooth) as srv:
         result = evaluate("autode", "openai/fake", data=dataset("autode"), limit=1, cache=None,

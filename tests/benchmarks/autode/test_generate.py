@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 
 from toolscore.benchmarks.autode import load_api_docs, load_scripts
 from toolscore.benchmarks.autode.generate import (
@@ -23,7 +24,6 @@ from toolscore.benchmarks.autode.generate import (
     write_scripts,
 )
 from toolscore.models import ModelClient, get_model
-from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 from toolscore.types import Message
 
 APIS = [{"name": "BookTable", "description": "Book a restaurant table.",

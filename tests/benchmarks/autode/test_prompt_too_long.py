@@ -10,10 +10,10 @@ from typing import Any
 
 from support.autode import ASSISTANT_HEAD, asking_assistant, responder
 from support.data import dataset, needs
+from support.testing.dialects import request_tokens
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.runs.api import evaluate
-from toolscore.testing.dialects import request_tokens
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 pytestmark = needs("autode")
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from support.autode import ASK, USER_HEAD, Handler, asking_assistant, responder
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.benchmarks.autode.prompts import GIVE_UP
 from toolscore.records import RunStore
 from toolscore.runs.api import evaluate, resume
-from toolscore.testing.openai_server import FakeOpenAIServer
 from toolscore.types import Message, ToolCall
 
 pytestmark = needs("autode")

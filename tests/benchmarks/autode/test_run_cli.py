@@ -14,13 +14,13 @@ from support import data
 from support.cli import json_doc
 from support.cli import toolscore as _toolscore
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 
 from toolscore.benchmarks.autode.benchmark import AutoDEBenchmark
 from toolscore.benchmarks.autode.rescore import TABLE1_RUNS
 from toolscore.models import ModelClient, get_model
 from toolscore.records import RunStore
 from toolscore.runs.runner import RunOptions, execute_run
-from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 from toolscore.types import Message, ToolCall
 from toolscore.users import HumanUser
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from support.cli import toolscore
 from support.data import needs
+from support.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 
 from toolscore.benchmarks.autode import load_api_docs, load_scripts
 from toolscore.benchmarks.autode.apidocs import check_arguments
 from toolscore.data import DataError
-from toolscore.testing.openai_server import FakeOpenAIServer, prompt_tokens, reply_to_completion
 from toolscore.types import Message, ToolCall
 
 APIS: list[dict[str, Any]] = [

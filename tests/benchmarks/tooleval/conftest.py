@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.tooleval_judge import ScriptedToolEvalJudge
 from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step
 from toolscore.benchmarks.tooleval.release import EVALUATOR_DIR, load_evaluator
-from toolscore.testing.tooleval_judge import ScriptedToolEvalJudge
 
 
 def between(text: str, start: str, end: str) -> str:

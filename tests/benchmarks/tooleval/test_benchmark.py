@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from support.data import needs
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 
 from toolscore import evaluate
 from toolscore.benchmarks.registry import make_benchmark
@@ -20,7 +21,6 @@ from toolscore.benchmarks.tooleval.passrate import pass_rate
 from toolscore.judges.llm import make_judge
 from toolscore.records import RunStore
 from toolscore.runs.api import resume, score
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 pytestmark = needs("tooleval")

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from support.tooleval_release import write_release
 
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 pytestmark = needs("tooleval")

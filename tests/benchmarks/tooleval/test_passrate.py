@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from support.data import ROOT as _DATA_ROOT
 from support.data import needs
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step, load_converted
 from toolscore.benchmarks.tooleval.passrate import (
@@ -28,7 +29,6 @@ from toolscore.benchmarks.tooleval.passrate import (
     summarize,
 )
 from toolscore.judges.llm import make_judge
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 DATA = _DATA_ROOT / "tooleval"

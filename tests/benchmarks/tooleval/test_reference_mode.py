@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 
 from toolscore import evaluate
 from toolscore.benchmarks.tooleval.benchmark import ToolEvalBenchmark
@@ -31,7 +32,6 @@ from toolscore.benchmarks.tooleval.passrate import (
 )
 from toolscore.judges.llm import make_judge
 from toolscore.runs.api import score
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import GenerateConfig, Message, ToolCall
 
 KEY = ("S", "1")

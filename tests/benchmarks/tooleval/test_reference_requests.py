@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.tooleval_judge import ScriptedToolEvalJudge, differences
 from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.data import load_converted
@@ -26,8 +28,6 @@ from toolscore.benchmarks.tooleval.release import load_evaluator
 from toolscore.benchmarks.tooleval.winrate import CANDIDATE, REFERENCE, TIE
 from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
 from toolscore.judges.llm import make_judge
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.tooleval_judge import ScriptedToolEvalJudge, differences
 from toolscore.types import GenerateConfig
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tooleval_requests"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer
 from support.tooleval_release import write_release
 
 from toolscore import evaluate
@@ -31,7 +32,6 @@ from toolscore.benchmarks.tooleval.winrate_benchmark import ToolEvalWinRateBench
 from toolscore.benchmarks.tooleval.winrate_reference import compare_rounds
 from toolscore.judges.llm import make_judge
 from toolscore.runs.api import score
-from toolscore.testing.openai_server import FakeOpenAIServer
 
 
 def play(scripted: Any, cand: Any, ref: Any, rounds: int = 2, seed: int = 0,

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from support.tooleval import judge_server
 from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run, load_run_report
 from toolscore.benchmarks.tooleval.passrate import judge_once, pass_rate
 from toolscore.judges.registry import load_judge_config, make_llm_judge
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 

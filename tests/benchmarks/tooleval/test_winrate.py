@@ -14,6 +14,7 @@ from typing import Any
 
 from support.data import ROOT as _DATA_ROOT
 from support.data import needs
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from support.tooleval_release import write_release
 
 from toolscore.benchmarks.tooleval.data import Answer, Sample, Step
@@ -26,7 +27,6 @@ from toolscore.benchmarks.tooleval.winrate import (
     win_rate,
 )
 from toolscore.judges.llm import make_judge
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 DATA = _DATA_ROOT / "tooleval"

@@ -11,8 +11,8 @@ from typing import Any
 
 from support.cli import json_doc, toolscore
 from support.data import dataset, needs
+from support.testing.openai_server import FakeOpenAIServer, reply_to_completion
 
-from toolscore.testing.openai_server import FakeOpenAIServer, reply_to_completion
 from toolscore.types import Message
 
 pytestmark = needs("tooleval")

@@ -20,11 +20,9 @@ from typing import Any
 
 import pytest
 from support.data import dataset, needs
-
-from toolscore.runs.api import evaluate
-from toolscore.testing.openai_server import FakeOpenAIServer
-from toolscore.testing.request_diff import CATEGORIES, compare
-from toolscore.testing.tooltalk_requests import (
+from support.testing.openai_server import FakeOpenAIServer
+from support.testing.request_diff import CATEGORIES, compare
+from support.testing.tooltalk_requests import (
     LOOP_CALLS,
     POLICIES,
     PolicyResponder,
@@ -36,6 +34,8 @@ from toolscore.testing.tooltalk_requests import (
     optional_arguments,
     where,
 )
+
+from toolscore.runs.api import evaluate
 
 pytestmark = needs("tooltalk", "tooltalk-reference")
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tooltalk_requests"

@@ -2,7 +2,7 @@
 
 Used to compare what two runners of ToolTalk (ToolTalk's own ``evaluate_openai.py`` and
 ``toolscore run tooltalk``) send a model, request by request: both are driven by the same
-fake OpenAI-compatible server (:class:`~toolscore.testing.openai_server.FakeOpenAIServer`)
+fake OpenAI-compatible server (:class:`~support.testing.openai_server.FakeOpenAIServer`)
 whose replies come from a :class:`PolicyResponder`. A reply depends only on *where* the
 request stands (which conversation and assistant turn, how many calls the model already made
 in this turn), read from the request's messages in a way that does not depend on the runner's

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from support.testing.openai_server import Responder, ScriptedResponder, default_responder
 from toolscore.models.client import ModelClient
 from toolscore.models.oracle import OracleModel
-from toolscore.testing.openai_server import Responder, ScriptedResponder, default_responder
 from toolscore.types import Message, Reply
 
 

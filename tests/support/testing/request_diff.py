@@ -1,5 +1,5 @@
 """Two runners' requests to a model, compared by category: does toolscore ask a model what
-ToolTalk's own runner asks it? (The requests come from :mod:`toolscore.testing.tooltalk_requests`'
+ToolTalk's own runner asks it? (The requests come from :mod:`support.testing.tooltalk_requests`'
 policies and fixtures.) Each category is one way two requests can differ, so a fidelity gap is
 counted where it is, and a fix shows as its column falling to zero."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolscore.testing.tooltalk_requests import is_call
+from support.testing.tooltalk_requests import is_call
 
 CATEGORIES = ("system", "documents", "sampling", "api shape", "ground truth", "echo", "results")
 API_FIELDS = ("model", "messages", "functions", "tools")

@@ -28,7 +28,7 @@ import json
 import re
 from typing import Any
 
-from toolscore.testing.responders import reply_to_completion
+from support.testing.responders import reply_to_completion
 from toolscore.types import Message, ToolCall
 
 ANSWER = {"check_answer_status": (("#solved", "Solved"), ("#unsure", "Unsure"),

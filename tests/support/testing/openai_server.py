@@ -29,10 +29,9 @@ import threading
 from collections import Counter
 from typing import Any
 
-from toolscore.models.cache import sha256_json
-from toolscore.testing.dialects import check_dialect, overflow, refusal, request_tokens
-from toolscore.testing.http1_server import HTTP1Connection
-from toolscore.testing.responders import (  # the responders' public home was this module
+from support.testing.dialects import check_dialect, overflow, refusal, request_tokens
+from support.testing.http1_server import HTTP1Connection
+from support.testing.responders import (  # the responders' public home was this module
     Responder,
     ScriptedResponder,
     default_responder,
@@ -41,6 +40,7 @@ from toolscore.testing.responders import (  # the responders' public home was th
     reply_to_completion,
     text_responder,
 )
+from toolscore.models.cache import sha256_json
 
 __all__ = ["FAULTS", "MALFORMED_ARGUMENTS", "FakeOpenAIServer", "Responder",
            "ScriptedResponder", "default_responder", "messages_key", "prompt_tokens",
@@ -69,7 +69,7 @@ class FakeOpenAIServer:
     peak number being handled at once. The responder runs on the server's loop, so it should be
     quick; ``latency`` is simulated without blocking other requests.
 
-    ``dialect`` (one of :data:`~toolscore.testing.dialects.DIALECTS`) makes the server check
+    ``dialect`` (one of :data:`~support.testing.dialects.DIALECTS`) makes the server check
     messages as that real server does, refusing what it refuses with its status and body (kept
     in ``refusals``); ``context_window`` makes it answer a prompt of that many stand-in tokens
     or more with the dialect's context-overflow error (counted in ``overflows``). Without a

@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from support.testing.lean_decode import LeanDecoder
 from toolscore.models.cache import sha256_json
-from toolscore.testing.lean_decode import LeanDecoder
 from toolscore.types import Message, Reply, ToolCall
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
