@@ -1,7 +1,7 @@
 """Per-tool-call overhead of serving a ToolTalk world over MCP, against the in-process call,
 and where it goes.
 
-The issue's target is the served world's overhead: under 2 ms per tool call over HTTP on
+The target is the served world's overhead: under 2 ms per tool call over HTTP on
 loopback. What an agent sees end to end is that plus its own client's cost, so both are
 printed, each against the in-process call (``Environment.call`` on the same world):
 

@@ -44,7 +44,7 @@ import testsupport  # noqa: F401  (tests/support on the path)
 
 EFFICIENCY_TARGET = 0.9
 CPU_PER_CALL_TARGET_MS = 0.5
-TARGET_CELLS = {(128, 0.1), (512, 1.0)}  # where the issue sets the efficiency target
+TARGET_CELLS = {(128, 0.1), (512, 1.0)}  # the cells with an efficiency target
 
 
 def serve(conn: Connection, latency: float, split: str) -> None:
