@@ -15,6 +15,8 @@ median CPU. The output must be the same in every run.
 ``--against SRC`` times another checkout's sources (its ``src`` folder) in the same sitting,
 alternating the two process by process: on a shared machine whose speed drifts within the
 hour, only such side-by-side figures (and their ratio) compare two versions.
+``--against-openpyxl`` compares, the same way, this tree with this tree reading
+``API_list.xlsx`` through openpyxl instead of toolscore's own sheet reader.
 """
 
 from __future__ import annotations
@@ -30,11 +32,17 @@ from pathlib import Path
 from typing import Any
 
 TARGET_S = 0.5
+OPENPYXL = Path("openpyxl")  # --against-openpyxl: this tree, the workbook read by openpyxl
 
 
-def phase(data: Path, profile: int) -> None:
+def phase(data: Path, profile: int, openpyxl: bool = False) -> None:
     """Child process: score ``data/results`` once, print one JSON line of measurements (with
-    ``profile`` > 0, the top costs of the scoring call under cProfile instead)."""
+    ``profile`` > 0, the top costs of the scoring call under cProfile instead; with
+    ``openpyxl``, the workbook read by openpyxl: the own reader answers None, its fallback)."""
+    if openpyxl:  # every module that calls the reader, as it names it
+        from toolscore.benchmarks.autode import apidocs, benchmark
+
+        apidocs.read_sheet = benchmark.read_sheet = lambda path, sheet: None
     from toolscore.benchmarks.registry import benchmark_class
     from toolscore.runs.api import score_files
 
@@ -70,10 +78,13 @@ def main() -> int:
                    help="also profile one more fresh process and print its N top costs")
     p.add_argument("--against", type=Path, default=None, metavar="SRC",
                    help="another checkout's src folder, timed alternately with this one")
+    p.add_argument("--against-openpyxl", action="store_true",
+                   help="time this tree against itself reading API_list.xlsx with openpyxl")
     p.add_argument("--phase", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--openpyxl", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.phase:
-        phase(args.data, args.profile)
+        phase(args.data, args.profile, args.openpyxl)
         return 0
     if not (args.data / "results").is_dir():
         sys.exit(f"{args.data}: no results/ folder (set TOOLSCORE_DATA or --data)")
@@ -87,8 +98,12 @@ def main() -> int:
         return done.stdout
 
     def measure(src: Path | None = None) -> dict[str, object]:
-        return json.loads(child(src=src).strip().splitlines()[-1])  # type: ignore[no-any-return]
+        extra = ("--openpyxl",) if src == OPENPYXL else ()
+        last = child(*extra, src=None if src == OPENPYXL else src).strip().splitlines()[-1]
+        return json.loads(last)  # type: ignore[no-any-return]
 
+    if args.against_openpyxl:
+        args.against = OPENPYXL
     if args.against is not None:
         return compare(args, measure)
     runs = [measure() for _ in range(args.repeat)]
