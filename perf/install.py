@@ -1,7 +1,8 @@
 """Time and disk size of installing toolscore into a fresh virtual environment.
 
-Creates a new venv in a temporary folder, runs ``pip install`` of this checkout (the light core
-by default, or with ``--extras``) with pip's own cache off, and prints the wall time of the
+Creates a new venv in a temporary folder, runs ``pip install`` of a copy of this checkout's
+package files (so that the build leaves nothing in the checkout; the light core by default, or
+with ``--extras``) with pip's own cache off, and prints the wall time of the
 install and the size of the venv's ``site-packages`` (what the install added, pip itself
 excluded). The packages come from the registry pip is configured with, so the time includes
 downloads and is a measure of the network as much as of the machine.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,8 +45,13 @@ def main() -> None:
     ap.add_argument("--extras", default="", help="comma-separated extras, e.g. openai,report")
     ap.add_argument("--src", type=Path, default=ROOT, help="the checkout to install")
     args = ap.parse_args()
-    target = str(args.src) + (f"[{args.extras}]" if args.extras else "")
     with tempfile.TemporaryDirectory(prefix="toolscore-perf-install-") as tmp:
+        copy = Path(tmp) / "toolscore"
+        shutil.copytree(args.src / "src", copy / "src",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            shutil.copy2(args.src / name, copy / name)
+        target = str(copy) + (f"[{args.extras}]" if args.extras else "")
         env = Path(tmp) / "venv"
         venv.EnvBuilder(with_pip=True).create(env)
         python = env / "bin" / "python"
@@ -56,7 +63,8 @@ def main() -> None:
         added = tree_size(site_packages(env)) - before
         check = subprocess.run([str(env / "bin" / "toolscore"), "--version"],
                                capture_output=True, text=True, check=False, cwd=tmp)
-    print(f"python {sys.version.split()[0]}, pip install {target}")
+    print(f"python {sys.version.split()[0]}, pip install {args.src}"
+          + (f"[{args.extras}]" if args.extras else ""))
     print(f"  install: {wall:.1f} s wall; site-packages grew by {added / 1e6:.0f} MB")
     print(f"  {check.stdout.strip() or check.stderr.strip()}")
 
