@@ -79,7 +79,7 @@ def free_port() -> int:
 
 
 def make_world(conversation: str) -> Any:
-    from toolscore.serve.world import ServedWorld
+    from toolscore.benchmarks.serve.world import ServedWorld
 
     return ServedWorld.create("tooltalk", conversation=conversation, embedder="hashing")
 
@@ -89,8 +89,8 @@ def start_server(world: Any, port: int) -> tuple[Any, threading.Thread]:
     ``port`` in a thread, once it listens."""
     import uvicorn
 
-    from toolscore.serve.episodes import Episodes
-    from toolscore.serve.http import create_app, server_config
+    from toolscore.benchmarks.serve.episodes import Episodes
+    from toolscore.benchmarks.serve.http import create_app, server_config
 
     server = uvicorn.Server(server_config(create_app(Episodes(world)), port=port))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -200,8 +200,8 @@ def sdk_client(mcp_url: str, mode: str, n: int,
 def app_cpu(world: Any, n: int) -> float:
     """CPU per call of the served app itself (the SDK's handling + toolscore's), driven as
     ASGI without a socket or an HTTP parser: what the server spends besides uvicorn."""
-    from toolscore.serve.episodes import Episodes
-    from toolscore.serve.http import create_app
+    from toolscore.benchmarks.serve.episodes import Episodes
+    from toolscore.benchmarks.serve.http import create_app
 
     episodes = Episodes(world)
     app = create_app(episodes)
@@ -277,8 +277,8 @@ class lifespan:  # noqa: N801 - used as ``async with lifespan(app)``
 def own_cpu(world: Any, n: int) -> float:
     """CPU per call of toolscore's own part: episode lookup, the call and its log entry, the
     MCP result built from it (the SDK calls exactly this in its tool handler)."""
-    from toolscore.serve.episodes import Episodes
-    from toolscore.serve.mcp_tools import call_result
+    from toolscore.benchmarks.serve.episodes import Episodes
+    from toolscore.benchmarks.serve.mcp_tools import call_result
 
     episodes = Episodes(world)
     episode_id = episodes.create().id

@@ -26,9 +26,6 @@ GROUPS = {
     "providers": "toolscore.providers",
     "judges": "toolscore.judges",
     "plugins": "toolscore.plugins",
-    # how a sample is played when the protocol lives above the benchmark layer (the
-    # free-running protocol serves tools over MCP to an agent)
-    "protocols": "toolscore.protocols",
 }
 OWN = "toolscore"
 
@@ -180,4 +177,3 @@ BENCHMARKS = Registry(GROUPS["benchmarks"], "benchmark")
 PROVIDERS = Registry(GROUPS["providers"], "model provider")
 JUDGES = Registry(GROUPS["judges"], "judge")
 PLUGINS = Registry(GROUPS["plugins"], "plugin set")
-PROTOCOLS = Registry(GROUPS["protocols"], "protocol")

@@ -11,6 +11,6 @@ from support.data import dataset
 @pytest.fixture(scope="module")
 def world() -> Any:
     pytest.importorskip("mcp")
-    from toolscore.serve.world import ServedWorld
+    from toolscore.benchmarks.serve.world import ServedWorld
 
     return ServedWorld.create("tooltalk", data=dataset("tooltalk"), embedder="hashing")

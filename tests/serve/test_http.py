@@ -34,15 +34,15 @@ from mcp import Client  # noqa: E402
 
 from toolscore.env import Plugin, Tool  # noqa: E402
 from toolscore.records import RunStore  # noqa: E402
-from toolscore.serve.episodes import Episodes  # noqa: E402
-from toolscore.serve.http import (  # noqa: E402
+from toolscore.benchmarks.serve.episodes import Episodes  # noqa: E402
+from toolscore.benchmarks.serve.http import (  # noqa: E402
     EpisodeEndpoints,
     ServeError,
     check_host,
     create_app,
     server_config,
 )
-from toolscore.serve.world import ServedWorld, declares_header  # noqa: E402
+from toolscore.benchmarks.serve.world import ServedWorld, declares_header  # noqa: E402
 
 MODERN = "2026-07-28"  # the per-request protocol revision the SDK's client speaks in "auto"
 

@@ -21,8 +21,8 @@ pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
 
-from toolscore.serve.episodes import Episodes  # noqa: E402
-from toolscore.serve.stdio import episode_server  # noqa: E402
+from toolscore.benchmarks.serve.episodes import Episodes  # noqa: E402
+from toolscore.benchmarks.serve.stdio import episode_server  # noqa: E402
 
 
 def replay(world: Any, conv_id: str, calls: list[tuple[str, dict[str, Any]]],
@@ -76,7 +76,7 @@ def test_the_direct_in_process_mode_reads_the_same(world: Any) -> None:
 def test_listed_tools_are_the_protocols_offered_tools(world: Any) -> None:
     from support.data import dataset
 
-    from toolscore.serve.world import ServedWorld
+    from toolscore.benchmarks.serve.world import ServedWorld
 
     exact = ServedWorld.create("tooltalk", data=dataset("tooltalk"), embedder="hashing",
                                tools="exact")
@@ -107,7 +107,7 @@ def test_tracing_spans_only_when_a_tracer_provider_collects_them(
         world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from opentelemetry import trace
 
-    from toolscore.serve.mcp_tools import build_server
+    from toolscore.benchmarks.serve.mcp_tools import build_server
 
     def layers() -> list[str]:
         server = build_server(world, lambda ctx: None)

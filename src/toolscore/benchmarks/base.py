@@ -203,6 +203,11 @@ class Benchmark:
         user), or None."""
         return None
 
+    def serving(self) -> Any:
+        """The tool world an agent is served (a :class:`~toolscore.benchmarks.serve.interface
+        .Serving`), for ``toolscore mcp serve`` and the free-running protocol; None: none."""
+        return None
+
     def samples(self) -> list[Sample]:
         raise NotImplementedError
 

@@ -13,7 +13,7 @@ import click
 from toolscore.cli.common import EXIT_INCOMPLETE, UserErrors, err, fail
 
 if TYPE_CHECKING:
-    from toolscore.serve.episodes import Episodes
+    from toolscore.benchmarks.serve.episodes import Episodes
 
 mcp_app = click.Group("mcp", help="Serve tool worlds over the Model Context Protocol.")
 
@@ -73,7 +73,7 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
                "--transport", "stdio", "--data", "/path/to/datasets",
                "--out", "/path/to/runs/me"]
     """
-    from toolscore.serve.mcp_tools import MISSING_SDK, MissingSDK, require_sdk
+    from toolscore.benchmarks.serve.mcp_tools import MISSING_SDK, MissingSDK, require_sdk
 
     try:
         require_sdk()
@@ -89,9 +89,9 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
     from toolscore.data import DataNotFound
 
     with UserErrors():
-        from toolscore.serve.episodes import Episodes
-        from toolscore.serve.http import check_host
-        from toolscore.serve.world import ServedWorld
+        from toolscore.benchmarks.serve.episodes import Episodes
+        from toolscore.benchmarks.serve.http import check_host
+        from toolscore.benchmarks.serve.world import ServedWorld
 
         if transport == "http":
             check_host(host, token, control_token)
@@ -111,7 +111,7 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
         if transport == "stdio":
             import anyio
 
-            from toolscore.serve.stdio import serve_stdio
+            from toolscore.benchmarks.serve.stdio import serve_stdio
 
             if conversation is None and episodes.needs_conversation:
                 fail(f"--out {out}: its episodes are scored against a conversation: name one "
@@ -120,7 +120,7 @@ def serve_command(benchmark: str, conversation: str | None, plugins: tuple[str, 
             return
         import secrets
 
-        from toolscore.serve.http import serve_http
+        from toolscore.benchmarks.serve.http import serve_http
 
         if not control_token:
             control_token = secrets.token_urlsafe(24)
@@ -152,14 +152,14 @@ def recover_command(out: Path, data: Path | None) -> None:
     """Record the episodes a stopped 'toolscore mcp serve --out OUT' left open (killed before
     it could end them), from OUT's journal: each is scored as it stood, marked unfinished.
     Starting the server again with the same --out does the same."""
-    from toolscore.serve.mcp_tools import MISSING_SDK, MissingSDK, require_sdk
+    from toolscore.benchmarks.serve.mcp_tools import MISSING_SDK, MissingSDK, require_sdk
 
     try:
         require_sdk()
     except MissingSDK:
         fail(MISSING_SDK)
     with UserErrors():
-        from toolscore.serve.episodes import recover_directory
+        from toolscore.benchmarks.serve.episodes import recover_directory
 
         episodes = recover_directory(out, data)
     _say_recovered(episodes, quiet=False)

@@ -4,7 +4,7 @@ Most deployed assistants are agents that own their loop and call tools themselve
 the Model Context Protocol. toolscore cannot drive such an agent call by call, so it plays only
 the user: it serves the conversation's tool world over MCP, hands the agent the MCP URL, sends
 the user's messages and reads the agent's replies; the calls the agent makes are logged by the
-server and scored afterwards (the ``free-running`` protocol, :mod:`toolscore.serve.freerun`).
+server and scored afterwards (the ``free-running`` protocol, :mod:`toolscore.benchmarks.serve.freerun`).
 
 The contract an agent implements (all bodies JSON, ``Content-Type: application/json``)::
 
@@ -20,7 +20,7 @@ The agent keeps its own history within a session; it discovers the tools with th
 ``mcp_url`` reaches the episode's tools and nothing else (``K`` is a secret of that episode;
 ``E`` only names the episode in logs and records): the agent cannot reset, end or replay its
 episode, and an attempt it makes fail is kept in the record (see
-:mod:`toolscore.serve.freerun`).
+:mod:`toolscore.benchmarks.serve.freerun`).
 
 Failures of the endpoint itself (connection refused or reset, timeouts, 429 and 5xx, a body
 that is not the JSON above) are infrastructure errors (:class:`InfraError`), never the agent's

@@ -204,6 +204,12 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         """An MCP server reached by URL has one state for every sample: one at a time."""
         return self.remote.max_concurrency() if self.remote is not None else None
 
+    def serving(self) -> Any:
+        """The world served to an agent (``toolscore mcp serve``, the free-running protocol)."""
+        from toolscore.benchmarks.tooltalk.serving import ToolTalkServing
+
+        return ToolTalkServing(self)
+
     def offered_tools(self, conversation: Any) -> list[Tool]:
         if self.tools_mode == "exact":
             names = set(conversation.apis_used)
@@ -376,13 +382,12 @@ def stored_score(scores: dict[str, Any]) -> ConversationScore:
 
 
 def free_running_protocol() -> Any:
-    """The free-running driver: it serves the world over MCP, so it lives above this layer
-    (``toolscore.serve.freerun``) and is found as the ``free-running`` entry of the
-    ``toolscore.protocols`` extension group, as providers and benchmarks are."""
-    from toolscore.entrypoints import PROTOCOLS, ExtensionError
-
+    """The free-running driver (:func:`toolscore.benchmarks.serve.freerun.play`): generic code
+    of the benchmark layer that serves this benchmark's world (:meth:`ToolTalkBenchmark
+    .serving`) over MCP to an agent."""
     try:
-        return PROTOCOLS.load(FREE_RUNNING)
-    except ExtensionError as e:
-        raise OptionError(f"protocol {FREE_RUNNING!r} is not installed ({e}); it needs "
+        from toolscore.benchmarks.serve.freerun import play
+    except ImportError as e:
+        raise OptionError(f"protocol {FREE_RUNNING!r} cannot be loaded ({e}); it needs "
                           "toolscore's serve package: pip install 'toolscore[mcp]'") from None
+    return play

@@ -8,8 +8,8 @@ is logged against the turn it answers. The agent keeps its own history: no groun
 re-injected between turns and the world is never reset, which is why the figures are labelled
 "free-running" and are not comparable with the reference protocol's. The call log is scored by
 the benchmark's own matcher (per-turn calls against that turn's ground truth) and the world the
-agent left is checked against the ground truth's (:mod:`toolscore.benchmarks.tooltalk
-.final_state`, rule "end of conversation").
+agent left is checked against the ground truth's. What is said and checked is the benchmark's
+(its :class:`~toolscore.benchmarks.serve.interface.Serving`): nothing here knows a benchmark.
 
 The agent is given its episode's MCP address and nothing else: the server offers no control
 API (the episodes are driven in-process), so nothing the agent can reach resets its world or
@@ -23,8 +23,9 @@ the error that ended it and every call the agent made in it), and the error of a
 attempts all failed counts the calls of each. The server runs in a thread of its own (uvicorn
 there does not take over the process's signal handlers), one per sample in flight.
 
-Registered as the ``free-running`` entry of the ``toolscore.protocols`` extension group (the
-benchmark layer cannot import this package; see ``register``).
+A benchmark plays a sample this way by calling :func:`play` with itself (ToolTalk's
+``--protocol free-running``); this package sits in the benchmark layer, below every benchmark,
+and imports none.
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from toolscore.models.base import InfraError
-from toolscore.serve.episodes import Episode, Episodes
-from toolscore.serve.jsonsafe import finite
-from toolscore.serve.world import ServedWorld
+from toolscore.benchmarks.serve.episodes import Episode, Episodes
+from toolscore.benchmarks.serve.jsonsafe import finite
+from toolscore.benchmarks.serve.world import ServedWorld
 
 ATTEMPTS = 3
 START_TIMEOUT_S = 30.0
@@ -63,8 +64,8 @@ def agent_of(model: Any) -> Any:
 
 
 async def play(benchmark: Any, sample: Any, model: Any, epoch: int) -> dict[str, Any]:
-    """The free-running output of one conversation (ToolTalk's stored shape)."""
-    from toolscore.serve.mcp_tools import MissingSDK, require_sdk
+    """The free-running output of one conversation (the benchmark's stored shape)."""
+    from toolscore.benchmarks.serve.mcp_tools import MissingSDK, require_sdk
 
     try:
         require_sdk()
@@ -98,19 +99,19 @@ async def play(benchmark: Any, sample: Any, model: Any, epoch: int) -> dict[str,
 
 
 async def _conversation(episode: Episode, mcp_url: str, connection: Any) -> dict[str, Any]:
-    from toolscore.benchmarks.tooltalk.protocol import assistant_turns, user_request
-
-    turns = episode.world.sample.data.turns
+    world = episode.world
+    assert world.serving is not None and world.sample is not None
+    serving, sample = world.serving, world.sample
     session = await connection.start(mcp_url, episode.world.system_prompt, episode.id)
     replies: dict[int, str | None] = {}
     asked: dict[int, list[str]] = {}
     try:
-        for index in assistant_turns(turns):
+        for index in serving.assistant_turns(sample):
             if index != episode.turn:
                 episode.advance(index)
-            asked[index] = user_request(turns, index)
+            asked[index] = serving.user_request(sample, index)
             message = "\n".join(asked[index])
-            # a turn with no user text before it (not in ToolTalk's data) is not prompted
+            # a turn with no user text before it is not prompted
             replies[index] = await connection.send(session, message) if message else None
     finally:
         # the conversation is complete; a session the agent fails to drop is its business
@@ -148,7 +149,7 @@ async def serving(episodes: Episodes) -> AsyncIterator[str]:
     """The episodes' HTTP app on a free loopback port, in a thread; yields its base URL."""
     import uvicorn
 
-    from toolscore.serve.http import create_app, server_config
+    from toolscore.benchmarks.serve.http import create_app, server_config
 
     sock = _loopback_socket()
     port = int(sock.getsockname()[1])

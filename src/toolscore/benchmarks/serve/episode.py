@@ -2,8 +2,9 @@
 
 An agent that runs its own loop is evaluated on what it did to the world, so every call is
 logged as it happens (episode, turn, time, tool, arguments as executed, response, exception),
-and the stored output is ToolTalk's per-turn shape (ground truth and predictions per assistant
-turn), so the same scorer, report and compare read it. The world is not reset between turns:
+and the stored output is per assistant turn (ground truth and predictions, each call in the
+shape the benchmark's ``Serving.stored_call`` gives), so the benchmark's own scorer, report and
+compare read it. The world is not reset between turns:
 this is the free-running protocol.
 
 Nothing an episode went through is lost from its output: a reset keeps the attempt it
@@ -11,8 +12,8 @@ discarded (``discarded_attempts``, with its calls), and an episode recorded befo
 says so (``unfinished``). Each event is handed to ``note`` (the run's journal, when there is
 one) as it happens.
 
-The turn counter is the index of the conversation turn the agent is answering (ToolTalk's
-turn numbering); whoever plays the user advances it. A person driving a desktop client never
+The turn counter is the index of the conversation turn the agent is answering (the numbering
+of the benchmark's ``Serving.assistant_turns``); whoever plays the user advances it. A person driving a desktop client never
 does, so all their calls fall in the first assistant turn: matching is over the whole
 conversation, only the per-turn error analysis then sees one turn.
 """
@@ -27,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from toolscore.env.tool import CallRecord
-from toolscore.serve.jsonsafe import finite, non_finite
-from toolscore.serve.world import PROTOCOL, EpisodeWorld
+from toolscore.benchmarks.serve.jsonsafe import finite, non_finite
+from toolscore.benchmarks.serve.world import PROTOCOL, EpisodeWorld
 
 
 class EpisodeError(LookupError):
@@ -88,9 +89,9 @@ class Episode:
         self.turn = self._assistant_turns()[0] if self._assistant_turns() else 0
 
     def _assistant_turns(self) -> list[int]:
-        if self.world.sample is None:
+        if self.world.sample is None or self.world.serving is None:
             return []
-        return [i for i, t in enumerate(self.world.sample.data.turns) if t.role == "assistant"]
+        return self.world.serving.assistant_turns(self.world.sample)
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> CallRecord:
         """Execute one call in this episode's world and log it.
@@ -156,12 +157,12 @@ class Episode:
                 "state_hash": self.world.env.state_hash()}
 
     def output(self) -> dict[str, Any]:
-        """The stored output: ToolTalk's per-turn shape plus the full call log."""
-        from toolscore.benchmarks.tooltalk.protocol import stored_call
-
+        """The stored output: the benchmark's per-turn shape plus the full call log."""
         final = self.world.env.state_hash()
         turns = self._assistant_turns() or sorted({c.turn for c in self.calls} or {0})
-        ground = self.world.sample.data.turns if self.world.sample is not None else None
+        serving, sample = self.world.serving, self.world.sample
+        known = serving is not None and sample is not None
+        stored_call = serving.stored_call if serving is not None else _stored_call
         by_turn: dict[int, list[dict[str, Any]]] = {t: [] for t in turns}
         for c in self.calls:
             home = max([t for t in turns if t <= c.turn], default=turns[0])
@@ -173,7 +174,7 @@ class Episode:
             "system_prompt": self.world.system_prompt,
             "tools_offered": list(self.world.specs),
             "turns": [{"turn": t,
-                       "ground_truth": [g.to_dict() for g in ground[t].apis] if ground else [],
+                       "ground_truth": serving.ground_truth(sample, t) if known else [],
                        "predictions": by_turn[t], "text": None,
                        "stop": "unfinished" if self.unfinished else "episode_end",
                        "state_hash": self.turn_hashes.get(t, final)} for t in turns],
@@ -184,21 +185,18 @@ class Episode:
         }
         if self.unfinished:
             output["unfinished"] = self.unfinished
-        if self.world.truth is not None and ground is not None:
-            self._check_final_state(output)
+        if self.world.truth is not None and known:
+            # the benchmark's check of the world left at the end against the ground truth's
+            serving.check_final_state(sample, self.world.env, self.world.truth, output)
         return output
 
-    def _check_final_state(self, output: dict[str, Any]) -> None:
-        """The final-state check (:mod:`toolscore.benchmarks.tooltalk.final_state`): the world
-        at the end against reset + every ground-truth call; per turn, the hash the ground
-        truth reaches by then, as a diagnostic."""
-        from toolscore.benchmarks.tooltalk import final_state
 
-        assert self.world.truth is not None and self.world.sample is not None
-        truth = self.world.truth()
-        turns = self.world.sample.data.turns
-        for stored in output["turns"]:
-            final_state.replay(truth, turns[stored["turn"]].apis)
-            stored["expected_state_hash"] = truth.state_hash()
-        check = final_state.compare(self.world.env, truth)
-        output["final_state"] = {"rule": final_state.END_OF_CONVERSATION, **check}
+def _stored_call(record: CallRecord, raw_arguments: str) -> dict[str, Any]:
+    """A call of a world served without a benchmark (installed plugin sets alone)."""
+    from toolscore.env.limits import NAME_LIMIT, bounded, bounded_text
+
+    return {"request": {"api_name": bounded_text(record.name, NAME_LIMIT),
+                        "parameters": bounded(record.arguments)},
+            "response": bounded(record.response),
+            "exception": bounded_text(record.exception),
+            "raw_arguments": bounded_text(raw_arguments)}

@@ -5,7 +5,7 @@ the episode is named in the URL: ``/mcp/<key>`` is a streamable-HTTP MCP endpoin
 calls run in that episode's world, ``<key>`` a secret of the episode's own (the agent is given
 that URL and can do nothing else with it). Whoever drives the evaluation (a harness playing
 the user, or a person) uses the control API, with ``Authorization: Bearer <control token>``
-(see :mod:`toolscore.serve.guard`; the bodies of POSTs are ``application/json``):
+(see :mod:`toolscore.benchmarks.serve.guard`; the bodies of POSTs are ``application/json``):
 
 =========================================  =================================================
 ``POST /episodes`` {"conversation": ID}     a new episode -> {id, mcp_url, conversation,
@@ -32,9 +32,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from toolscore.serve.episodes import Episodes
-from toolscore.serve.guard import RequestGuard, allowed_hosts
-from toolscore.serve.mcp_tools import build_server
+from toolscore.benchmarks.serve.episodes import Episodes
+from toolscore.benchmarks.serve.guard import RequestGuard, allowed_hosts
+from toolscore.benchmarks.serve.mcp_tools import build_server
 
 LOOPBACK_NAMES = ("localhost",)
 MCP_PATH = re.compile(r"/mcp/([A-Za-z0-9_-]+)")
@@ -102,7 +102,7 @@ def create_app(episodes: Episodes, *, host: str = "127.0.0.1", port: int | None 
                hosts: Iterable[str] = (), origins: Iterable[str] = ()) -> Any:
     """The ASGI app: per-episode MCP endpoints (the SDK's streamable-HTTP handler, reached
     directly by :class:`EpisodeEndpoints`) and, given a ``control_token``, the control API
-    (Starlette), all behind :class:`~toolscore.serve.guard.RequestGuard`. ``port``: the bound
+    (Starlette), all behind :class:`~toolscore.benchmarks.serve.guard.RequestGuard`. ``port``: the bound
     port (the Host header must name it; None: any); ``hosts`` and ``origins``: further Host
     names and browser origins to accept."""
     check_host(host, token, control_token)
@@ -132,7 +132,7 @@ def create_app(episodes: Episodes, *, host: str = "127.0.0.1", port: int | None 
     mcp_endpoint = StreamableHTTPASGIApp(manager)  # here only to answer 405 to other methods
     routes = [Route("/mcp/{key}", mcp_endpoint, methods=["GET", "POST", "DELETE"])]
     if control_token:
-        from toolscore.serve.control import control_routes
+        from toolscore.benchmarks.serve.control import control_routes
 
         routes += control_routes(episodes)
     control = Starlette(routes=routes, lifespan=lambda app: manager.run())

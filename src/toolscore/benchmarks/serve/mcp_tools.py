@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from toolscore.env.tool import CallRecord, Tool
-from toolscore.serve.episodes import EpisodeError
-from toolscore.serve.world import ServedWorld
+from toolscore.benchmarks.serve.episodes import EpisodeError
+from toolscore.benchmarks.serve.world import ServedWorld
 from toolscore.types import ToolSpec
 
 MISSING_SDK = "serving over MCP needs the mcp package: pip install 'toolscore[mcp]'"

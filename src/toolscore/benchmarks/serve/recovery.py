@@ -1,7 +1,7 @@
 """The episodes a stopped server left open, recorded from its journal as unfinished.
 
 A server killed outright (SIGKILL, a crash, power) never ends its open episodes, but every
-event of theirs is in the run directory's journal (:mod:`toolscore.serve.journal`). On the
+event of theirs is in the run directory's journal (:mod:`toolscore.benchmarks.serve.journal`). On the
 next start over the same run directory (or with ``toolscore mcp recover OUT``), each episode
 the journal shows opened and never ended is rebuilt (a fresh world of its conversation, its
 calls executed again in order to reach the state it had, its turns and resets replayed; the
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolscore.records.store import without_output
-from toolscore.serve.episode import CallLogEntry, Episode
-from toolscore.serve.world import ServedWorld
+from toolscore.benchmarks.serve.episode import CallLogEntry, Episode
+from toolscore.benchmarks.serve.world import ServedWorld
 
 UNFINISHED = ("the server stopped before the episode ended (recorded from the journal when "
               "the run directory was next opened)")
@@ -91,7 +91,7 @@ def rebuild(world: ServedWorld, item: Pending) -> Episode:
 
 def recover(episodes: Any) -> None:
     """Record the open episodes of ``episodes``' journal (an entered
-    :class:`~toolscore.serve.episodes.Episodes`, under the run directory's lock);
+    :class:`~toolscore.benchmarks.serve.episodes.Episodes`, under the run directory's lock);
     ``episodes.recovered`` and ``recovery_failures`` say what came of it."""
     journal, store = episodes.journal, episodes.store
     assert journal is not None and store is not None

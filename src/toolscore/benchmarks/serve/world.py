@@ -2,9 +2,10 @@
 
 A served conversation must be the very world toolscore's own protocol builds for it (its
 databases, clock, login session and offered tool set), or scores of an agent and of a model
-could not be put side by side. So the world is asked of the benchmark itself
-(``environment``, ``offered_tools``, ``shown_spec``: ToolTalk's benchmark and every benchmark
-built on it, the demo and ``--plugins`` sets included), never rebuilt here.
+could not be put side by side. So the world is asked of the benchmark itself, through the
+:class:`~toolscore.benchmarks.serve.interface.Serving` its ``serving()`` returns (ToolTalk's
+benchmark and every benchmark built on it, the demo and ``--plugins`` sets included), never
+rebuilt here: nothing in this package knows a benchmark.
 
 Without a conversation the world is the tool set alone: the benchmark's plugins over its
 initial databases, nobody logged in (or installed plugin sets over empty databases). Such an
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import Benchmark, OptionError, Sample
+from toolscore.benchmarks.serve.interface import Serving
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
 from toolscore.env.tool import Tool
@@ -45,6 +47,8 @@ class EpisodeWorld:
     # whether calls can be executed again to rebuild the state (not for tools of a remote
     # server: replaying there would act twice on a world that is not ours)
     replayable: bool = True
+    # what the benchmark says about its samples (turns, user requests, stored calls)
+    serving: Serving | None = None
 
 
 class ServedWorld:
@@ -55,7 +59,12 @@ class ServedWorld:
                  options: dict[str, Any] | None = None, data: Path | None = None) -> None:
         self.name = name
         self.benchmark = benchmark
-        self.plugins = list(plugins) if plugins else list(getattr(benchmark, "plugins", []))
+        self.serving: Serving | None = benchmark.serving() if benchmark is not None else None
+        if benchmark is not None and self.serving is None:
+            raise OptionError(f"benchmark {name!r} has no tool world to serve (its serving() "
+                              "gives none)")
+        self.plugins = (list(plugins) if plugins
+                        else list(self.serving.plugins) if self.serving is not None else [])
         self.default_sample = default_sample
         self.options = options or {}
         self.data = data
@@ -88,10 +97,6 @@ class ServedWorld:
         if plugins:
             options["plugins"] = list(plugins)
         bench = make_benchmark(benchmark, data, **options)
-        for needed in ("environment", "offered_tools", "shown_spec"):
-            if not hasattr(bench, needed):
-                raise OptionError(f"benchmark {benchmark!r} has no tool world to serve (it is "
-                                  "not built on ToolTalk's conversations and tools)")
         world = cls(benchmark, bench, default_sample=conversation, options=options,
                     data=getattr(bench, "data_dir", None))
         world.origin = origin
@@ -126,33 +131,27 @@ class ServedWorld:
     def open(self, sample_id: str | None = None) -> EpisodeWorld:
         """A fresh world for one episode: of ``sample_id`` (default: the served one)."""
         sample_id = sample_id if sample_id is not None else self.default_sample
-        bench: Any = self.benchmark
         if sample_id is None:
             tools = [t for p in self.plugins for t in p.tools]
             databases = self._bare_databases()
             env = Environment(self.plugins, databases=databases)
             return EpisodeWorld(env, tools, {t.name: self._spec(t) for t in tools})
         sample = self.sample(sample_id)
-        conv = sample.data
-        tools = bench.offered_tools(conv)
-        from toolscore.benchmarks.tooltalk.protocol import system_prompt
-
-        remote = getattr(bench, "remote", None) is not None
-        truth = None if remote else lambda: bench.environment(conv)
-        return EpisodeWorld(bench.environment(conv), tools,
-                            {t.name: bench.shown_spec(t) for t in tools}, sample,
-                            system_prompt(conv.metadata), dict(sample.meta), truth,
-                            replayable=not remote)
+        serving = self.serving
+        assert serving is not None  # a sample is known only with a benchmark
+        tools = serving.offered_tools(sample)
+        replayable = serving.replayable
+        truth = (lambda: serving.environment(sample)) if replayable else None
+        return EpisodeWorld(serving.environment(sample), tools,
+                            {t.name: serving.shown_spec(t) for t in tools}, sample,
+                            serving.system_prompt(sample), dict(sample.meta), truth,
+                            replayable=replayable, serving=serving)
 
     def _bare_databases(self) -> dict[str, Any]:
-        bench: Any = self.benchmark
-        if bench is None:
-            return {}
-        return dict(bench.databases)
+        return dict(self.serving.databases) if self.serving is not None else {}
 
     def _spec(self, tool: Tool) -> ToolSpec:
-        bench: Any = self.benchmark
-        return bench.shown_spec(tool) if bench is not None else tool.spec
+        return self.serving.shown_spec(tool) if self.serving is not None else tool.spec
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """A tool's input schema by name, for the SDK's check of ``Mcp-Param-*`` headers

@@ -6,9 +6,9 @@ protocol, labelled as such in run.json and in every record, and not comparable w
 reference protocol's figures.
 
 Nothing is lost between two records: with a run directory every event is journaled as it
-happens (:mod:`toolscore.serve.journal`), an episode still open when the server stops is
+happens (:mod:`toolscore.benchmarks.serve.journal`), an episode still open when the server stops is
 recorded as unfinished (``unfinished`` in the output and the meta), and the episodes a killed
-server left open are recorded so on the next start (:mod:`toolscore.serve.recovery`).
+server left open are recorded so on the next start (:mod:`toolscore.benchmarks.serve.recovery`).
 """
 
 from __future__ import annotations
@@ -23,17 +23,17 @@ from typing import Any
 from toolscore.benchmarks.base import options_to_json
 from toolscore.records import RunConfig, RunStore, SampleRecord
 from toolscore.records.store import without_output
-from toolscore.serve.episode import (
+from toolscore.benchmarks.serve.episode import (
     CallLogEntry,
     Episode,
     EpisodeEnded,
     EpisodeError,
     UnknownEpisode,
 )
-from toolscore.serve.journal import JOURNAL_FILE, Journal
-from toolscore.serve.jsonsafe import finite
-from toolscore.serve.recovery import pending, recover
-from toolscore.serve.world import PROTOCOL, ServedWorld
+from toolscore.benchmarks.serve.journal import JOURNAL_FILE, Journal
+from toolscore.benchmarks.serve.jsonsafe import finite
+from toolscore.benchmarks.serve.recovery import pending, recover
+from toolscore.benchmarks.serve.world import PROTOCOL, ServedWorld
 
 __all__ = ["AGENT_LABEL", "STOPPED", "CallLogEntry", "Episode", "EpisodeEnded", "EpisodeError",
            "Episodes", "UnknownEpisode"]

@@ -3,7 +3,7 @@
 A desktop client (or any agent that launches its tools as a command) talks to exactly one
 world per process, so the process serves one episode, opened at start and ended (its record
 written) when the client closes the connection. There is no control API: the turn counter
-stays on the first assistant turn (see :mod:`toolscore.serve.episodes`).
+stays on the first assistant turn (see :mod:`toolscore.benchmarks.serve.episodes`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore.records import SampleRecord
-from toolscore.serve.episodes import Episode, Episodes
-from toolscore.serve.mcp_tools import build_server
+from toolscore.benchmarks.serve.episodes import Episode, Episodes
+from toolscore.benchmarks.serve.mcp_tools import build_server
 
 
 def episode_server(episodes: Episodes, sample_id: str | None = None) -> tuple[Any, Episode]:

@@ -7,7 +7,7 @@ JSON line appended to ``mcp-journal.jsonl`` in the run directory as it happens, 
 ``write`` each and no fsync, as ``samples.jsonl`` is written: a killed process loses at most
 the line being written (cut off when the journal is next opened), the operating system keeps
 the rest. The episodes it shows open are recorded as unfinished on the next start
-(:mod:`toolscore.serve.recovery`).
+(:mod:`toolscore.benchmarks.serve.recovery`).
 
 Events (``event`` key): ``server`` (a server started: the world it serves, how to build it
 again, and the agent label), ``open`` (episode, sample, epoch, time), ``call`` (the call log

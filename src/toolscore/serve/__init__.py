@@ -1,1 +1,0 @@
-"""Tool worlds served to agents over MCP, and agents under test behind an endpoint."""
