@@ -22,10 +22,10 @@ import time  # noqa: E402
 
 import uvicorn  # noqa: E402
 
-from toolscore.records import RunStore, SampleRecord  # noqa: E402
 from toolscore.benchmarks.serve.episodes import Episodes  # noqa: E402
 from toolscore.benchmarks.serve.guard import allowed_hosts, host_allowed  # noqa: E402
 from toolscore.benchmarks.serve.http import create_app  # noqa: E402
+from toolscore.records import RunStore, SampleRecord  # noqa: E402
 
 LISTING = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 

@@ -32,8 +32,6 @@ pytest.importorskip("mcp")
 import uvicorn  # noqa: E402
 from mcp import Client  # noqa: E402
 
-from toolscore.env import Plugin, Tool  # noqa: E402
-from toolscore.records import RunStore  # noqa: E402
 from toolscore.benchmarks.serve.episodes import Episodes  # noqa: E402
 from toolscore.benchmarks.serve.http import (  # noqa: E402
     EpisodeEndpoints,
@@ -43,6 +41,8 @@ from toolscore.benchmarks.serve.http import (  # noqa: E402
     server_config,
 )
 from toolscore.benchmarks.serve.world import ServedWorld, declares_header  # noqa: E402
+from toolscore.env import Plugin, Tool  # noqa: E402
+from toolscore.records import RunStore  # noqa: E402
 
 MODERN = "2026-07-28"  # the per-request protocol revision the SDK's client speaks in "auto"
 

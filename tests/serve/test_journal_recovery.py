@@ -25,9 +25,9 @@ from support.data import dataset
 pytest.importorskip("mcp")
 
 import toolscore  # noqa: E402
-from toolscore.records import RunStore  # noqa: E402
 from toolscore.benchmarks.serve.episodes import Episodes  # noqa: E402
 from toolscore.benchmarks.serve.journal import JOURNAL_FILE  # noqa: E402
+from toolscore.records import RunStore  # noqa: E402
 
 SRC = Path(toolscore.__file__).resolve().parents[1]
 CONVERSATIONS = ["AddAlarm-easy", "CreateEvent-easy", "ChangePassword-easy", "SendEmail-easy",

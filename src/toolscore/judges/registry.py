@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,18 @@ DETERMINISTIC, LLM = "deterministic", "llm"
 @dataclass(frozen=True)
 class JudgeKind:
     """A kind of judge, as an entry point of the ``toolscore.judges`` group declares it: what
-    it labels and whether it needs a model (``kind`` is "deterministic" or "llm")."""
+    it labels and whether it needs a model (``kind`` is "deterministic" or "llm").
+
+    ``plan`` says how the kind judges a stored run (``toolscore judge RUN --judge NAME``): a
+    :class:`~toolscore.judges.applying.JudgeRequest` in, the
+    :class:`~toolscore.judges.applying.JudgeRun` that judges it out (or
+    :class:`~toolscore.judges.applying.CannotJudge`); None: a kind that judges no stored run."""
 
     name: str
     kind: str
     labels: str
     description: str
+    plan: Callable[[Any], Any] | None = None
 
     @property
     def needs_model(self) -> bool:

@@ -4,7 +4,8 @@ Most deployed assistants are agents that own their loop and call tools themselve
 the Model Context Protocol. toolscore cannot drive such an agent call by call, so it plays only
 the user: it serves the conversation's tool world over MCP, hands the agent the MCP URL, sends
 the user's messages and reads the agent's replies; the calls the agent makes are logged by the
-server and scored afterwards (the ``free-running`` protocol, :mod:`toolscore.benchmarks.serve.freerun`).
+server and scored afterwards (the ``free-running`` protocol,
+:mod:`toolscore.benchmarks.serve.freerun`).
 
 The contract an agent implements (all bodies JSON, ``Content-Type: application/json``)::
 

@@ -1,8 +1,10 @@
-"""Judging as runs: ToolEval's pass-rate judge over answer files or over any existing run, and
-its win rate between two answer sets or runs, each written as a run directory.
+"""Judging as runs: any judge kind applied to a stored run, ToolEval's pass-rate judge over
+answer files, and its win rate between two answer sets or runs, each written as a run directory.
 
-A judge is a scorer that can be applied to any run (docs/design.md): judging a ToolTalk, demo or
-AutoDE run is evaluating the ``tooleval`` benchmark with that run as its answers, into
+A judge is a scorer that can be applied to any run (docs/design.md): the judge kind says which
+benchmark run judges a stored one (:mod:`toolscore.judges.applying`; e.g. judging a ToolTalk,
+demo or AutoDE run with ``tooleval-pass`` is evaluating the ``tooleval`` benchmark with that
+run as its answers; an ACS run with ``acs-llm``, the ``acs`` benchmark over its rows), into
 ``RUN_DIR/judgements/<judge name>/``. That nested directory is an ordinary run, so judging is
 resumable, cached, reportable and comparable, and judging again with the same settings only
 finishes what is missing. Settings that differ from those stored there are an error (judge
@@ -42,12 +44,14 @@ def _absolute(options: dict[str, Any]) -> dict[str, Any]:
     return {k: (str(Path(v).resolve()) if isinstance(v, Path) else v) for k, v in options.items()}
 
 
-def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
+def evaluate_or_resume(benchmark: str, model: str | None, out: str | Path, *,
                        base_url: str | None = None, cache: str | Path | None = "default",
                        timeout: float = 120.0, max_concurrency: int = 8,
-                       progress: bool | str = False, **options: Any) -> Run:
+                       progress: bool | str = False, selection: dict[str, Any] | None = None,
+                       **options: Any) -> Run:
     """A new run into ``out``, or, when ``out`` already holds a run of the same benchmark,
-    model and options, that run finished (from cache where it was judged before)."""
+    model and options, that run finished (from cache where it was judged before).
+    ``selection``: ``data`` and ``sample_ids`` of a new run (a resumed one keeps its own)."""
     from toolscore.models.base import strip_credentials
 
     options = _absolute(options)
@@ -55,7 +59,7 @@ def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
     if not store.exists():
         return evaluate(benchmark, model, out=out, base_url=base_url, cache=cache,
                         timeout=timeout, max_concurrency=max_concurrency, progress=progress,
-                        **options)
+                        **(selection or {}), **options)
     stored = store.config()
     wanted = options_to_json(parse_options(benchmark_class(benchmark).Options, options,
                                            f"benchmark {benchmark!r}"))
@@ -71,8 +75,9 @@ def evaluate_or_resume(benchmark: str, model: str, out: str | Path, *,
         raise RunStoreError(f"{store.path}: already holds a {stored.benchmark} run with other "
                             f"settings ({', '.join(changed) or 'benchmark'}); choose another "
                             "output (toolscore judge: --name)")
+    trusted = {**options, "model": model} if model is not None else options
     return resume(out, cache=cache, timeout=timeout, max_concurrency=max_concurrency,
-                  progress=progress, trusted_options={**options, "model": model})
+                  progress=progress, trusted_options=trusted)
 
 
 RUN_SETTINGS = ("cache", "timeout", "max_concurrency", "progress")
@@ -85,13 +90,14 @@ def _default_out(benchmark: str, model: str, options: dict[str, Any]) -> Path:
     return default_run_dir(benchmark, model, run_identity(benchmark, model, options=given))
 
 
-def _run(benchmark: str, model: str, out: str | Path, base_url: str | None,
-         options: dict[str, Any]) -> Run:
-    """:func:`evaluate_or_resume` with run settings and benchmark options in one mapping."""
+def _run(benchmark: str, model: str | None, out: str | Path, base_url: str | None,
+         options: dict[str, Any], **selection: Any) -> Run:
+    """:func:`evaluate_or_resume` with run settings and benchmark options in one mapping
+    (``selection``: the data folder and sample ids of a new run)."""
     settings = {k: v for k, v in options.items() if k in RUN_SETTINGS}
     bench_options = {k: v for k, v in options.items() if k not in RUN_SETTINGS}
-    return evaluate_or_resume(benchmark, model, out, base_url=base_url, **settings,
-                              **bench_options)
+    return evaluate_or_resume(benchmark, model, out, base_url=base_url, selection=selection,
+                              **settings, **bench_options)
 
 
 def pass_rate(answers: str | Path, judge: str | None = None, *, base_url: str | None = None,
@@ -116,28 +122,39 @@ def judgements_dir(run_dir: str | Path, name: str) -> Path:
 def judge_run(run_dir: str | Path, judge: str = PASS_JUDGE, model: str | None = None, *,
               base_url: str | None = None, judge_config: str | Path | None = None,
               name: str | None = None, **options: Any) -> Run:
-    """Apply a judge to every finished sample of an existing run (any benchmark whose
-    records hold a transcript: ToolTalk, demo, AutoDE); the judgements are a run in
-    ``run_dir/judgements/<name>/`` (``name``: the judge configuration's name, else the
-    judge's). ``model`` judges (default: the configuration's model); ``options`` as for
-    :func:`pass_rate`."""
+    """Apply the judge kind ``judge`` (any ``toolscore.judges`` entry point whose kind says how
+    it judges a stored run) to every finished sample of an existing run; the judgements are a
+    run in ``run_dir/judgements/<name>/`` (``name``: the judge configuration's name, else the
+    kind's). ``model`` judges (default: the configuration's model); ``options`` are the
+    judging benchmark's (e.g. ToolEval's mode, votes; ACS's shots) and the run's (cache,
+    timeout, max_concurrency, progress). A kind that cannot judge this run says why in one
+    line (:class:`~toolscore.judges.applying.CannotJudge`)."""
+    from toolscore.judges.applying import JudgeRequest
     from toolscore.judges.registry import get_judge, load_judge_config
+    from toolscore.records.store import without_output
 
     source = RunStore(run_dir)
-    source.config()  # a one-line error when it is not a run directory
-    if get_judge(judge).name != PASS_JUDGE:
-        raise ValueError(f"judge {judge!r} cannot be applied to a run's transcripts (only "
-                         f"{PASS_JUDGE!r} can)")
-    cfg = None if judge_config is None else load_judge_config(judge_config).require(PASS_JUDGE)
-    if model is None and cfg is None:
-        raise ValueError("give --model provider/model (the judge) or --judge-config FILE")
+    stored = source.config()  # a one-line error when it is not a run directory
+    kind = get_judge(judge)
+    if kind.plan is None:
+        raise ValueError(f"judge {judge!r} cannot be applied to a stored run (its kind says "
+                         "no run that judges one)")
+    cfg = None if judge_config is None else load_judge_config(judge_config).require(kind.name)
+    settings = {k: v for k, v in options.items() if k in RUN_SETTINGS}
+    finished = [str(r["id"]) for r in source.latest(without_output).values()
+                if r.get("status") == "ok"]
+    request = JudgeRequest(kind.name, source.path, stored.to_dict(), list(dict.fromkeys(
+        finished)), model, base_url, None if judge_config is None else Path(judge_config), cfg,
+        {k: v for k, v in options.items() if k not in RUN_SETTINGS})
+    plan = kind.plan(request)
     out = judgements_dir(run_dir, name or (cfg.name if cfg is not None else judge))
-    if model is None:
-        return pass_rate(source.path, judge_config=judge_config, base_url=base_url, out=out,
-                         **options)
-    if judge_config is not None:  # an explicit model judges, with the file's prompt and votes
-        options["judge_config"] = Path(judge_config)
-    return _run("tooleval", model, out, base_url, {**options, "answers": source.path})
+    extra: dict[str, Any] = {}
+    if plan.data is not None:
+        extra["data"] = plan.data
+    if plan.samples is not None:
+        extra["sample_ids"] = plan.samples
+    return _run(plan.benchmark, plan.model, out, plan.base_url,
+                {**plan.options, **settings}, **extra)
 
 
 WINRATE = "tooleval-winrate"

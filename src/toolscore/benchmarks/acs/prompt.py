@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from toolscore.benchmarks.acs.data import AcsRow
+from toolscore.benchmarks.acs.judging import llm_plan
 from toolscore.judges.llm import PromptTemplate
 from toolscore.judges.registry import LLM, JudgeKind
 
@@ -77,7 +78,7 @@ PROMPT_SHA256 = hashlib.sha256("\0".join(
     (SYSTEM_PROMPT, USER_TEMPLATE, RETRY_PROMPT)).encode("utf-8")).hexdigest()
 
 JUDGE = JudgeKind("acs-llm", LLM, "ACS constraint satisfied / not",
-                  "LLM judge of arithmetic constraints, zero- or few-shot")
+                  "LLM judge of arithmetic constraints, zero- or few-shot", llm_plan)
 
 
 def variables(row: AcsRow) -> dict[str, str]:

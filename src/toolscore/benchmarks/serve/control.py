@@ -1,9 +1,9 @@
-"""The control API's endpoints (the table in :mod:`toolscore.benchmarks.serve.http`): whoever plays the
+"""The control API's endpoints (the table in :mod:`.http`): whoever plays the
 user creates episodes, advances their turns, resets and ends them. Reached only with the
-control token (:mod:`toolscore.benchmarks.serve.guard`), never by the agents.
+control token (:mod:`.guard`), never by the agents.
 
 Each answer is built before anything is written where it can fail on its content (an ended
-episode's record is JSON throughout, see :mod:`toolscore.benchmarks.serve.jsonsafe`), so a request that
+episode's record is JSON throughout, see :mod:`.jsonsafe`), so a request that
 is answered with an error has changed nothing.
 """
 

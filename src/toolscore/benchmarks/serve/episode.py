@@ -13,9 +13,9 @@ says so (``unfinished``). Each event is handed to ``note`` (the run's journal, w
 one) as it happens.
 
 The turn counter is the index of the conversation turn the agent is answering (the numbering
-of the benchmark's ``Serving.assistant_turns``); whoever plays the user advances it. A person driving a desktop client never
-does, so all their calls fall in the first assistant turn: matching is over the whole
-conversation, only the per-turn error analysis then sees one turn.
+of the benchmark's ``Serving.assistant_turns``); whoever plays the user advances it. A person
+driving a desktop client never does, so all their calls fall in the first assistant turn:
+matching is over the whole conversation, only the per-turn error analysis then sees one turn.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from toolscore.env.tool import CallRecord
 from toolscore.benchmarks.serve.jsonsafe import finite, non_finite
 from toolscore.benchmarks.serve.world import PROTOCOL, EpisodeWorld
+from toolscore.env.tool import CallRecord
 
 
 class EpisodeError(LookupError):

@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import options_to_json
-from toolscore.records import RunConfig, RunStore, SampleRecord
-from toolscore.records.store import without_output
 from toolscore.benchmarks.serve.episode import (
     CallLogEntry,
     Episode,
@@ -34,6 +32,8 @@ from toolscore.benchmarks.serve.journal import JOURNAL_FILE, Journal
 from toolscore.benchmarks.serve.jsonsafe import finite
 from toolscore.benchmarks.serve.recovery import pending, recover
 from toolscore.benchmarks.serve.world import PROTOCOL, ServedWorld
+from toolscore.records import RunConfig, RunStore, SampleRecord
+from toolscore.records.store import without_output
 
 __all__ = ["AGENT_LABEL", "STOPPED", "CallLogEntry", "Episode", "EpisodeEnded", "EpisodeError",
            "Episodes", "UnknownEpisode"]

@@ -39,10 +39,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from toolscore.models.base import InfraError
 from toolscore.benchmarks.serve.episodes import Episode, Episodes
 from toolscore.benchmarks.serve.jsonsafe import finite
 from toolscore.benchmarks.serve.world import ServedWorld
+from toolscore.models.base import InfraError
 
 ATTEMPTS = 3
 START_TIMEOUT_S = 30.0

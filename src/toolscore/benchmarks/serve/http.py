@@ -102,7 +102,7 @@ def create_app(episodes: Episodes, *, host: str = "127.0.0.1", port: int | None 
                hosts: Iterable[str] = (), origins: Iterable[str] = ()) -> Any:
     """The ASGI app: per-episode MCP endpoints (the SDK's streamable-HTTP handler, reached
     directly by :class:`EpisodeEndpoints`) and, given a ``control_token``, the control API
-    (Starlette), all behind :class:`~toolscore.benchmarks.serve.guard.RequestGuard`. ``port``: the bound
+    (Starlette), all behind :class:`~.guard.RequestGuard`. ``port``: the bound
     port (the Host header must name it; None: any); ``hosts`` and ``origins``: further Host
     names and browser origins to accept."""
     check_host(host, token, control_token)

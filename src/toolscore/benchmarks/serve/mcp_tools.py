@@ -18,9 +18,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from toolscore.env.tool import CallRecord, Tool
 from toolscore.benchmarks.serve.episodes import EpisodeError
 from toolscore.benchmarks.serve.world import ServedWorld
+from toolscore.env.tool import CallRecord, Tool
 from toolscore.types import ToolSpec
 
 MISSING_SDK = "serving over MCP needs the mcp package: pip install 'toolscore[mcp]'"

@@ -1,7 +1,7 @@
 """The episodes a stopped server left open, recorded from its journal as unfinished.
 
 A server killed outright (SIGKILL, a crash, power) never ends its open episodes, but every
-event of theirs is in the run directory's journal (:mod:`toolscore.benchmarks.serve.journal`). On the
+event of theirs is in the run directory's journal (:mod:`.journal`). On the
 next start over the same run directory (or with ``toolscore mcp recover OUT``), each episode
 the journal shows opened and never ended is rebuilt (a fresh world of its conversation, its
 calls executed again in order to reach the state it had, its turns and resets replayed; the
@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolscore.records.store import without_output
 from toolscore.benchmarks.serve.episode import CallLogEntry, Episode
 from toolscore.benchmarks.serve.world import ServedWorld
+from toolscore.records.store import without_output
 
 UNFINISHED = ("the server stopped before the episode ended (recorded from the journal when "
               "the run directory was next opened)")

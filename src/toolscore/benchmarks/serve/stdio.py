@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore.records import SampleRecord
 from toolscore.benchmarks.serve.episodes import Episode, Episodes
 from toolscore.benchmarks.serve.mcp_tools import build_server
+from toolscore.records import SampleRecord
 
 
 def episode_server(episodes: Episodes, sample_id: str | None = None) -> tuple[Any, Episode]:
