@@ -93,7 +93,8 @@ def test_builtins_are_found_through_their_entry_points() -> None:
     assert BENCHMARKS.load("demo") is DemoBenchmark
     assert benchmark_class("demo") is DemoBenchmark
     assert set(GROUPS.values()) == {"toolscore.benchmarks", "toolscore.providers",
-                                    "toolscore.judges", "toolscore.plugins"}
+                                    "toolscore.judges", "toolscore.plugins",
+                                    "toolscore.exports"}
 
 
 def test_runtime_registration_works_wherever_a_name_does(registered: Any,

@@ -1,5 +1,6 @@
-"""Extension points: benchmarks, model providers, judges and plugin sets are found through
-entry points, toolscore's own included, so adding one never means editing toolscore.
+"""Extension points: benchmarks, model providers, judges, plugin sets and export formats are
+found through entry points, toolscore's own included, so adding one never means editing
+toolscore.
 
 A package declares, in its pyproject.toml, for example::
 
@@ -26,6 +27,7 @@ GROUPS = {
     "providers": "toolscore.providers",
     "judges": "toolscore.judges",
     "plugins": "toolscore.plugins",
+    "exports": "toolscore.exports",
 }
 OWN = "toolscore"
 
@@ -177,3 +179,4 @@ BENCHMARKS = Registry(GROUPS["benchmarks"], "benchmark")
 PROVIDERS = Registry(GROUPS["providers"], "model provider")
 JUDGES = Registry(GROUPS["judges"], "judge")
 PLUGINS = Registry(GROUPS["plugins"], "plugin set")
+EXPORTS = Registry(GROUPS["exports"], "export format")
