@@ -11,8 +11,8 @@ from support import data
 from support.autode_release import values, write_release
 from support.data import needs
 
+from toolscore.benchmarks.datasets import dataset_sources
 from toolscore.data import (
-    SOURCES,
     DataNotFound,
     DatasetSource,
     content_checksum,
@@ -20,6 +20,7 @@ from toolscore.data import (
     find_dataset,
 )
 
+SOURCES = dataset_sources()  # each benchmark's own declaration, by dataset name
 DATA = data.path("tooltalk")
 needs_data = needs("tooltalk")
 
@@ -71,13 +72,13 @@ def test_fetch_rejects_altered_data(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("TOOLSCORE_DATA", str(DATA.parent))
-    assert find_dataset("tooltalk", download=False) == DATA  # $TOOLSCORE_DATA/<name>
-    assert find_dataset("tooltalk", DATA, download=False) == DATA  # --data wins
+    assert find_dataset(SOURCES["tooltalk"], download=False) == DATA  # $TOOLSCORE_DATA/<name>
+    assert find_dataset(SOURCES["tooltalk"], DATA, download=False) == DATA  # --data wins
     with pytest.raises(DataNotFound, match="--data .*nowhere"):  # no silent fallback
-        find_dataset("tooltalk", tmp_path / "nowhere", download=False)
+        find_dataset(SOURCES["tooltalk"], tmp_path / "nowhere", download=False)
     monkeypatch.delenv("TOOLSCORE_DATA")
     with pytest.raises(DataNotFound) as err:
-        find_dataset("tooltalk", download=False)
+        find_dataset(SOURCES["tooltalk"], download=False)
     message = str(err.value)
     assert "\n" not in message and "user cache" in message and "TOOLSCORE_DATA" in message
 
@@ -201,7 +202,7 @@ def test_a_pinned_download_finds_its_files_in_any_layout(
     if name == "tooleval":  # the suite's evaluator files are generated, not ToolBench's own
         source = replace(source, sources=GENERATED_EVALUATOR)
     target = fetch(source)
-    assert find_dataset(name, download=False) == target
+    assert find_dataset(SOURCES[name], download=False) == target
     assert sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()) == \
         sorted({**(source.pins or {}), **(source.sources or {})})
 
@@ -219,3 +220,28 @@ def test_a_pinned_download_refuses_a_changed_file(tmp_path: Path,
 def test_the_autode_source_pins_are_the_release_files() -> None:
     """The source files' pins are the reference's files, as recorded from its repository."""
     assert SOURCES["autode"].sources == values()["sources"]
+
+
+def test_each_benchmark_declares_its_own_dataset_source(tmp_path: Path) -> None:
+    """The sources live with their benchmarks; data.py knows none, and ``toolscore data NAME``
+    finds one by the name a benchmark declares (ACS: found, never downloaded)."""
+    from click.testing import CliRunner
+
+    from toolscore.benchmarks.acs.benchmark import ACSBenchmark
+    from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark
+    from toolscore.cli import app
+
+    assert {"tooltalk", "autode", "tooleval", "acs"} <= set(SOURCES)
+    assert SOURCES["tooltalk"] is ToolTalkBenchmark.dataset_source
+    assert SOURCES["acs"] is ACSBenchmark.dataset_source and SOURCES["acs"].url is None
+    folder = tmp_path / "acs"
+    folder.mkdir()
+    with pytest.raises(DataNotFound, match="expected acs_dev.csv"):
+        find_dataset(SOURCES["acs"], folder, download=False)
+    (folder / "acs_dev.csv").write_text("row_id\n")
+    done = CliRunner().invoke(app, ["data", "acs", "--data", str(folder), "--json"])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.strip().endswith(f'"path": "{folder}"}}') or str(folder) in done.stdout
+    done = CliRunner().invoke(app, ["data", "acs", "--data", str(tmp_path / "none"),
+                                    "--no-download"])
+    assert done.exit_code == 2 and "no acs dataset there" in done.stderr

@@ -2,8 +2,11 @@
 
 Lookup order: an explicit ``--data DIR``, then ``$TOOLSCORE_DATA/<name>``, then the user cache
 (``~/.cache/toolscore/data/<name>``), then a download from the source repository at the pinned
-commit. A download is accepted only if a checksum over the files we use matches the one recorded
-here, so a user gets exactly the data the published numbers were computed from.
+commit. A download is accepted only if a checksum over the files we use matches the one its
+source records, so a user gets exactly the data the published numbers were computed from.
+
+Each benchmark declares its own :class:`DatasetSource` (``Benchmark.dataset_source``, next to
+its code: e.g. ``benchmarks/tooltalk/dataset.py``); this module knows none of them.
 """
 
 from __future__ import annotations
@@ -19,8 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolscore import data_pins
-
 
 class DataNotFound(Exception):
     pass
@@ -33,44 +34,27 @@ class DataError(ValueError):
 
 @dataclass(frozen=True)
 class DatasetSource:
+    """A dataset as its benchmark declares it (``Benchmark.dataset_source``): its name (the
+    folder under ``$TOOLSCORE_DATA`` and the cache), the layout check of a folder (``marker``,
+    a path that must exist in it), and, when it can be downloaded, the pinned archive and
+    checksums a download must match. Without ``url`` the data is found, never downloaded."""
+
     name: str
-    url: str
-    subdir: str  # folder inside the archive that becomes the dataset folder
-    sha256: str  # content checksum of the files in ``files`` (see ``content_checksum``)
-    files: tuple[str, ...]  # glob patterns, relative to the dataset folder
-    marker: str  # a path that must exist in a valid dataset folder
+    url: str | None = None
+    subdir: str = ""  # folder inside the archive that becomes the dataset folder
+    sha256: str = ""  # content checksum of the files in ``files`` (see ``content_checksum``)
+    files: tuple[str, ...] = ()  # glob patterns, relative to the dataset folder
+    marker: str = ""  # a path that must exist in a valid dataset folder ("": any folder)
     pins: dict[str, str] | None = None  # relative path -> sha256 (see extract_pinned)
-    # further pinned files extracted beside ``subdir`` (ToolTalk's own source files, which its
-    # default mode reads its prompt and tool documents from); not part of ``sha256``
+    # further pinned files extracted beside ``subdir`` (e.g. ToolTalk's own source files, which
+    # its default mode reads its prompt and tool documents from); not part of ``sha256``
     sources: dict[str, str] | None = None
+    # why there is no download, said when the data is not found (e.g. where to get it)
+    note: str = ""
 
-
-SOURCES: dict[str, DatasetSource] = {
-    "tooltalk": DatasetSource(
-        name="tooltalk",
-        url="https://github.com/microsoft/ToolTalk/archive/e05f4ce.zip",
-        subdir="data",
-        sha256="cdce643e7c4beccc198f7bb41483ff0ca8966b0aa41841b9ae799cd03ec99cbc",
-        files=("databases/*.json", "easy/*.json", "tooltalk/*.json"),
-        marker="databases/Account.json",
-        sources=data_pins.TOOLTALK_SOURCE,
-    ),
-}
-
-
-SOURCES["autode"] = DatasetSource(
-    name="autode", url="https://github.com/hlmu/AutoDE/archive/952086b.zip", subdir="",
-    sha256="", files=(), marker="data_v1_2.jsonl", pins=data_pins.AUTODE,
-    sources=data_pins.AUTODE_SOURCE)
-SOURCES["tooleval"] = DatasetSource(
-    name="tooleval", url="https://github.com/OpenBMB/ToolBench/archive/d56fdd8.zip", subdir="",
-    sha256="", files=(), marker="converted", pins=data_pins.TOOLEVAL,
-    sources=data_pins.TOOLEVAL_SOURCE)
-
-# Datasets without a pinned download: a folder counts as the dataset only if it has this file.
-# ACS: the released file also holds the requests this project keeps aside to verify its judges
-# independently, and our loader reads the development subset's layout; pass --data.
-MARKERS: dict[str, str] = {"acs": "acs_dev.csv"}
+    def valid(self, folder: Path) -> bool:
+        """Whether ``folder`` holds this dataset (its layout check)."""
+        return folder.is_dir() and (not self.marker or (folder / self.marker).exists())
 
 
 def cache_root() -> Path:
@@ -88,12 +72,6 @@ def content_checksum(folder: Path, patterns: tuple[str, ...]) -> str:
     return h.hexdigest()
 
 
-def _valid(folder: Path, name: str) -> bool:
-    source = SOURCES.get(name)
-    mark = source.marker if source else MARKERS.get(name, "")
-    return folder.is_dir() and (not mark or (folder / mark).exists())
-
-
 def candidates(name: str, data_dir: str | Path | None = None) -> list[tuple[str, Path]]:
     out: list[tuple[str, Path]] = []
     if data_dir:
@@ -107,33 +85,38 @@ def candidates(name: str, data_dir: str | Path | None = None) -> list[tuple[str,
     return out
 
 
-def find_dataset(name: str, data_dir: str | Path | None = None, *, download: bool = True) -> Path:
-    """The folder holding dataset ``name``; raises DataNotFound with every place tried."""
-    source = SOURCES.get(name)
+def find_dataset(dataset: DatasetSource | str, data_dir: str | Path | None = None, *,
+                 download: bool = True) -> Path:
+    """The folder holding ``dataset`` (a benchmark's declared source; a bare name: any folder
+    of that name, never downloaded); raises DataNotFound with every place tried."""
+    source = dataset if isinstance(dataset, DatasetSource) else DatasetSource(dataset)
+    name = source.name
     if data_dir is not None:  # an explicit folder is used or refused, never silently replaced
         for folder in (Path(data_dir), Path(data_dir) / name):
-            if _valid(folder, name):
+            if source.valid(folder):
                 return folder
         raise DataNotFound(f"--data {data_dir}: no {name} dataset there"
-                           + (f" (expected {source.marker})" if source else
-                              f" (expected {MARKERS[name]})" if name in MARKERS else ""))
+                           + (f" (expected {source.marker})" if source.marker else ""))
     tried = []
     for label, folder in candidates(name):
-        if _valid(folder, name):
+        if source.valid(folder):
             return folder
         tried.append(f"{label} {folder}")
-    if download and source is not None:
+    if download and source.url is not None:
         try:
             return fetch(source)
         except Exception as e:  # network, checksum or archive problems: report and fall through
             tried.append(f"download {source.url} ({e})")
     raise DataNotFound(f"dataset {name!r} not found; tried: " + "; ".join(tried)
-                       + ". Pass --data DIR or set TOOLSCORE_DATA.")
+                       + ". Pass --data DIR or set TOOLSCORE_DATA."
+                       + (f" {source.note}" if source.note else ""))
 
 
 def fetch(source: DatasetSource, timeout: float = 60.0) -> Path:
     """Download the source archive, extract the dataset folder and verify its checksum."""
     target = cache_root() / "data" / source.name
+    if source.url is None:
+        raise DataNotFound(f"dataset {source.name!r} has no pinned download")
     import urllib.request  # only to download (~40 ms to import: not on every command's path)
 
     with urllib.request.urlopen(source.url, timeout=timeout) as resp:  # noqa: S310

@@ -115,6 +115,9 @@ class Benchmark:
     description: ClassVar[str] = ""
     Options: ClassVar[type] = NoOptions
     dataset: ClassVar[str | None] = None
+    # where the dataset comes from and how a folder is checked (toolscore.data.DatasetSource;
+    # None: a folder named ``dataset`` is found, never downloaded)
+    dataset_source: ClassVar[Any] = None
     columns: ClassVar[list[Column]] = []
     # the model a run uses when none is named; None (most benchmarks): naming one is required,
     # as a measurement of a model nobody chose is worse than a one-line error
@@ -137,7 +140,9 @@ class Benchmark:
             return None
         from toolscore.data import find_dataset
 
-        return find_dataset(cls.dataset, data, download=download)
+        source = cls.dataset_source
+        return find_dataset(source if source is not None and source.name == cls.dataset
+                            else cls.dataset, data, download=download)
 
     @classmethod
     def create(cls, data_dir: Path | None, options: Any) -> Benchmark:

@@ -23,9 +23,10 @@ def _questions(row: dict[str, Any]) -> str:
 
 def _scripts(data_dir: Path | None) -> Any:
     from toolscore.benchmarks.autode import load_scripts
+    from toolscore.benchmarks.autode.dataset import SOURCE
     from toolscore.data import find_dataset
 
-    return load_scripts(find_dataset("autode", data_dir, download=False))
+    return load_scripts(find_dataset(SOURCE, data_dir, download=False))
 
 
 # -- agree -------------------------------------------------------------------------------------
@@ -134,6 +135,7 @@ def _gold(
 ) -> tuple[Any, Any]:
     """Scripts and API documents: as given, else a run directory's own, else the dataset's."""
     from toolscore.benchmarks.autode import load_api_docs, load_scripts
+    from toolscore.benchmarks.autode.dataset import SOURCE
     from toolscore.data import find_dataset
     from toolscore.records import RunStore
 
@@ -145,7 +147,7 @@ def _gold(
             data_dir = data_dir or saved.data
             break
     if scripts is None or apis is None:
-        root = find_dataset("autode", data_dir, download=False)
+        root = find_dataset(SOURCE, data_dir, download=False)
     return (
         load_scripts(Path(scripts) if scripts else root),
         load_api_docs(Path(apis) if apis else root),

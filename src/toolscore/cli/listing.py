@@ -94,10 +94,11 @@ def plugins_command(json_out: bool) -> None:
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
 def data_command(name: str, data_dir: Path | None, download: bool, json_out: bool) -> None:
     """Find (or download) a benchmark's released data and print where it is."""
+    from toolscore.benchmarks.datasets import dataset_source
     from toolscore.data import find_dataset
 
     with UserErrors():
-        path = find_dataset(name, data_dir, download=download)
+        path = find_dataset(dataset_source(name), data_dir, download=download)
     if json_out:
         emit_json({"dataset": name, "path": str(path)})
     else:

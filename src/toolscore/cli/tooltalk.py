@@ -37,12 +37,13 @@ def _dataset(data_dir: Path | None) -> Path:
     folder found locally is used; nothing is downloaded behind the user's back, and a missing
     dataset is one line that names ``--data`` first, then the other ways to provide it.
     """
+    from toolscore.benchmarks.tooltalk.dataset import SOURCE
     from toolscore.data import DataNotFound, find_dataset
 
     if data_dir is not None:
-        return find_dataset("tooltalk", data_dir)
+        return find_dataset(SOURCE, data_dir)
     try:
-        return find_dataset("tooltalk", download=False)
+        return find_dataset(SOURCE, download=False)
     except DataNotFound:
         raise DataNotFound(
             "no ToolTalk dataset to replay against: pass --data DIR with the ToolTalk dataset "

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from toolscore.benchmarks.acs import agreement, prompt
 from toolscore.benchmarks.acs.data import AcsRow, load_rows, request_id
+from toolscore.benchmarks.acs.dataset import SOURCE as ACS_DATA
 from toolscore.benchmarks.acs.shots import check_shots, explanations, few_shot_plan
 from toolscore.benchmarks.base import Benchmark, IntervalMetric, OptionError, Sample, option
 from toolscore.judges.registry import ConfiguredJudge
@@ -71,6 +72,7 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
     description = "ACS: judges of arithmetic constraints vs 322 human labels (acs_dev.csv)"
     Options = ACSOptions
     dataset = "acs"
+    dataset_source = ACS_DATA
     columns = agreement.COLUMNS
 
     @classmethod

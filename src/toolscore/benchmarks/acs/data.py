@@ -48,9 +48,10 @@ def request_id(row: AcsRow) -> str:
 def default_dir() -> Path:
     """The ACS dataset folder the dataset lookup finds (``$TOOLSCORE_DATA/acs``, the user
     cache); a one-line DataNotFound saying where it looked otherwise."""
+    from toolscore.benchmarks.acs.dataset import SOURCE
     from toolscore.data import find_dataset
 
-    return find_dataset("acs", download=False)
+    return find_dataset(SOURCE, download=False)
 
 
 def load_rows(path: str | Path | None = None) -> list[AcsRow]:

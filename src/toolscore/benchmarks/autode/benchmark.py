@@ -25,6 +25,7 @@ from toolscore.benchmarks.autode.apidocs import (
 )
 from toolscore.benchmarks.autode.checks import check_apis, check_scripts
 from toolscore.benchmarks.autode.data import UserScript, load_scripts
+from toolscore.benchmarks.autode.dataset import SOURCE as AUTODE_DATA
 from toolscore.benchmarks.autode.recorded import REFUSAL_REASONS
 from toolscore.benchmarks.autode.reference_user import ReferenceHuman, ReferenceUser
 from toolscore.benchmarks.autode.release import (
@@ -106,6 +107,7 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     description = "AutoDE (Mu et al. 2024): 276 user scripts over 66 APIs; dynamic/static/human"
     Options = AutoDEOptions
     dataset = "autode"
+    dataset_source = AUTODE_DATA
     columns = COLUMNS
 
     @classmethod

@@ -29,6 +29,7 @@ from toolscore.benchmarks.options import CallApi, call_api_option
 from toolscore.benchmarks.tooleval import scoring
 from toolscore.benchmarks.tooleval.data import Sample as Answered
 from toolscore.benchmarks.tooleval.data import ToolEvalDataError, keep_test_ids, load_answers
+from toolscore.benchmarks.tooleval.dataset import SOURCE as TOOLEVAL_DATA
 from toolscore.benchmarks.tooleval.from_runs import is_run_dir, load_run_report
 from toolscore.benchmarks.tooleval.judge import load_config, sample_judge, sampling
 from toolscore.benchmarks.tooleval.passrate import gave_up, judge_once
@@ -89,6 +90,7 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
                    "model (reference and stable rules)")
     Options = ToolEvalOptions
     dataset = "tooleval"
+    dataset_source = TOOLEVAL_DATA
     columns = COLUMNS
 
     @classmethod

@@ -16,6 +16,7 @@ from toolscore.benchmarks.tooltalk.data import (
     make_environment,
     require_databases,
 )
+from toolscore.benchmarks.tooltalk.dataset import SOURCE as TOOLTALK_DATA
 from toolscore.benchmarks.tooltalk.options import (  # noqa: F401 - importable from here
     FREE_RUNNING,
     NOT_COMPARABLE,
@@ -62,6 +63,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
     description = "ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations, 7 plugins"
     Options = ToolTalkOptions
     dataset = "tooltalk"
+    dataset_source = TOOLTALK_DATA
     columns = COLUMNS
 
     @classmethod
