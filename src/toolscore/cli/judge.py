@@ -43,7 +43,7 @@ ALIASES = ("mode", "votes", "seed", "strict", "temperature")
 @click.command("judge")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--judge", "judge", default="tooleval-pass", show_default=True,
-              help="Judge kind to apply (any installed one: toolscore judges list); "
+              help="Judge kind to apply (any installed one: toolscore judges); "
                    "tooleval-pass: did each transcript solve its task? acs-verify, acs-llm: "
                    "the rows of an ACS run judged again.")
 @click.option("--model", "-m", "model", default=None,
