@@ -85,3 +85,23 @@ def test_a_kind_that_cannot_judge_the_run_says_why_in_one_line(acs_run: Path,
     code, _, err = judge(str(acs_run), "--judge", "acs-llm", "-o", "no_such=1",
                          "--model", "openai/fake")
     assert code == 2 and "no_such" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_judge_config_of_kind_acs_llm_names_the_judgements(acs_run: Path,
+                                                             tmp_path: Path) -> None:
+    with FakeOpenAIServer(text_responder('{"satisfied": false}')) as srv:
+        config = tmp_path / "judge.json"
+        config.write_text(json.dumps({"name": "strict-acs", "kind": "acs-llm",
+                                      "model": "openai/fake", "base_url": srv.base_url}))
+        code, out, err = judge(str(acs_run), "--judge", "acs-llm", "--judge-config",
+                               str(config), "--no-cache", "--json")
+        asked = len(srv.received)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert Path(doc["run_dir"]) == acs_run / "judgements" / "strict-acs"
+    assert asked == len(ROWS)
+    records = toolscore.load_run(doc["run_dir"]).records
+    assert all(r["output"]["label"] is False for r in records)
+    assert all(r["output"]["judge_config"]["name"] == "strict-acs" for r in records)
+    code, _, err = judge(str(acs_run), "--judge", "acs-verify", "--judge-config", str(config))
+    assert code == 2 and "'acs-llm' cannot be used here" in err
