@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from support.tooleval_release import values, write_release
 
+from toolscore.benchmarks.tooleval.dataset import TOOLEVAL_SOURCE
 from toolscore.benchmarks.tooleval.release import (
     EVALUATOR_DIR,
     find_evaluator,
     load_evaluator,
 )
 from toolscore.data import DataError
-from toolscore.data_pins import TOOLEVAL_SOURCE
 
 
 def test_found_in_the_dataset_folder_first_then_the_other_places(

@@ -6,7 +6,7 @@ pinned release (``toolbench/tooleval/evaluators/<name>/``): ``template.txt`` hol
 ``<function><name>…</name><description>…</description></function>`` block per question (the
 user message, with ``{placeholders}``), ``config.yaml`` the function schemas the judge must call
 and the sampling fields (``completions_kwargs``). The files come with the dataset download
-(:data:`toolscore.data_pins.TOOLEVAL_SOURCE`) or from ``--option evaluator=DIR``.
+(:data:`toolscore.benchmarks.tooleval.dataset.TOOLEVAL_SOURCE`) or from ``--option evaluator=DIR``.
 
 As the reference asks: one user message and no system prompt; the one function, forced (in the
 legacy ``functions`` request shape when the judge's ``call_api`` asks for it); when

@@ -90,7 +90,7 @@ class ReleasePrompt:
 
 def release_prompt(data_dir: Path) -> ReleasePrompt:
     """The template of the release's predictor, read from :data:`PROMPT_FILE`."""
-    from toolscore.data_pins import TOOLTALK_SOURCE
+    from toolscore.benchmarks.tooltalk.dataset import TOOLTALK_SOURCE
 
     path = source_file(data_dir, PROMPT_FILE)
     value = class_attribute(parse(path), PROMPT_ATTRIBUTE)
@@ -172,7 +172,7 @@ def openai_doc(name: str, description: str, parameters: dict[str, Any]) -> dict[
 def release_documents(data_dir: Path) -> ReleaseDocuments:
     """The documents of every API in the release's ``ALL_APIS``, read from each API class's
     ``description`` and ``parameters`` in the module ``apis/__init__.py`` imports it from."""
-    from toolscore.data_pins import TOOLTALK_SOURCE
+    from toolscore.benchmarks.tooltalk.dataset import TOOLTALK_SOURCE
 
     init_path = source_file(data_dir, APIS_INIT)
     init = parse(init_path)
