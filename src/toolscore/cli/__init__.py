@@ -34,9 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("toolscore.cli.export:export",
                "Write one row per (sample, epoch): id, epoch, split, status, scalar scores, "
                "tokens, time; with --format inspect, the run as an Inspect log (transcripts, "
-               "scores, usage)."),
+               "scores, usage); with another installed format, what it writes."),
     "judge": ("toolscore.cli.judge:judge_command",
-              "Judge every finished sample of the run in RUN_DIR and print its pass rate."),
+              "Judge every finished sample of the run in RUN_DIR with a judge kind and print "
+              "the judgements' figures."),
     "judge-agreement": ("toolscore.cli.judges:judge_agreement",
                         "Agreement of a judge with human labels (the ACS rows, or any "
                         "labelled set), with intervals."),
