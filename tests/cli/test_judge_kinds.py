@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import toolscore
 from toolscore.benchmarks.acs.data import COLUMNS
 from toolscore.cli import app
-from toolscore.testing.openai_server import FakeOpenAIServer, text_responder
+from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 ROWS = [("r1", "Plan 3 meals", "Breakfast 500 kcal, lunch 700 kcal, dinner 800 kcal.",
          "total calories at least 1900", "1", "meal-planning"),
