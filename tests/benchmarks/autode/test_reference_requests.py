@@ -177,9 +177,9 @@ def test_a_run_made_before_the_reference_protocol_is_rebuilt_as_strict(folder: P
 
     old = StoredRun({"benchmark_config": {"mode": "dynamic", "assistant_prompt":
                                           "autode-assistant-v1"}})
-    assert AutoDEBenchmark.create_stored(folder, AutoDEOptions(), old).strict
+    assert AutoDEBenchmark.create_stored(folder, AutoDEOptions(), old).options.strict
     new = StoredRun({"benchmark_config": {"mode": "dynamic", "protocol": "reference"}})
-    assert not AutoDEBenchmark.create_stored(folder, AutoDEOptions(), new).strict
+    assert not AutoDEBenchmark.create_stored(folder, AutoDEOptions(), new).options.strict
 
 
 def test_a_data_folder_without_the_release_files_is_one_line(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ DONE = Message(role="assistant", content="Done.")
 
 
 def run_turn(model: Scripted, **options: Any) -> dict[str, Any]:
-    bench = ToolTalkBenchmark(dataset("tooltalk"), embedder="hashing", tools_mode="exact",
+    bench = ToolTalkBenchmark(dataset("tooltalk"), embedder="hashing", tools="exact",
                               **options)
     sample = next(s for s in bench.samples() if s.id.startswith("AddAlarm-easy"))
     output = asyncio.run(bench.run_sample(sample, model, 0))

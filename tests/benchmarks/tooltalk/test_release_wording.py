@@ -98,7 +98,7 @@ def test_exact_and_suite_offer_the_reference_runners_order() -> None:
     docs = {d["name"]: d for d in _reference()["docs"]}
     found = release_documents(dataset("tooltalk"))
     for mode in ("exact", "suite"):
-        bench = ToolTalkBenchmark(dataset("tooltalk"), tools_mode=mode)
+        bench = ToolTalkBenchmark(dataset("tooltalk"), tools=mode)
         for sample in bench.samples():
             conv = sample.data
             names = (list(conv.apis_used) if mode == "exact" else

@@ -93,6 +93,7 @@ class AutoDEOptions:
 
 
 # toolscore's own sampling, used by --strict where an option is left unset
+SAMPLING_FIELDS = ("temperature", "max_tokens", "seed", "user_temperature", "user_max_tokens")
 STRICT_SAMPLING = {"temperature": 0.0, "max_tokens": 512, "seed": 0, "user_temperature": 0.0,
                    "user_max_tokens": 256}
 
@@ -113,7 +114,7 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     @classmethod
     def create(cls, data_dir: Path | None, options: Any) -> AutoDEBenchmark:
         assert data_dir is not None
-        return cls(data_dir, **{k: getattr(options, k) for k in AutoDEOptions.__dataclass_fields__})
+        return cls(data_dir, options)
 
     @classmethod
     def create_stored(cls, data_dir: Path | None, options: Any, stored: Any) -> Benchmark:
@@ -131,55 +132,60 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         return {k: v for k, v in super().runs_code(options).items()
                 if k != "user_model" or provider_origin(options.get(k)) is not None}
 
-    def __init__(self, data_dir: str | Path, *, mode: Mode = "dynamic",
-                 user_model: str | None = None, user_base_url: str | None = None,
-                 user_temperature: float | None = None,
-                 user_max_tokens: int | None = None, max_turns: int = protocol.MAX_TURNS,
-                 tools: Literal["gold", "all"] = "gold", enums: bool = True,
-                 max_tokens: int | None = None, temperature: float | None = None,
-                 seed: int | None = None, strict: bool = False, call_api: str = "auto",
-                 human: Any = None, apis: str | Path | None = None,
-                 scripts: str | Path | None = None, **ignored: Any) -> None:
-        unknown = set(ignored) - LEGACY_OPTIONS
+    def __init__(self, data_dir: str | Path, options: AutoDEOptions | None = None,
+                 **given: Any) -> None:
+        """``options`` (an :class:`AutoDEOptions`); ``given`` replace some of them by name."""
+        declared = set(AutoDEOptions.__dataclass_fields__)
+        unknown = set(given) - declared - LEGACY_OPTIONS
         if unknown:
             raise ValueError(f"autode: unknown option(s) {', '.join(sorted(unknown))}")
-        if mode not in MODES:
-            raise ValueError(f"autode: mode must be one of {', '.join(MODES)}, got {mode!r}")
-        if tools not in ("all", "gold"):
-            raise ValueError(f"autode: tools must be 'gold' or 'all', got {tools!r}")
-        self.data_dir = Path(data_dir)
-        self.apis = Path(apis) if apis else None  # user-written API documents
-        self.scripts = Path(scripts) if scripts else None  # user-written scripts (JSONL)
-        self.mode = mode
-        self.strict = bool(strict)
-        if call_api not in ("auto", "functions", "tools"):
+        base = AutoDEOptions() if options is None else options
+        o = replace(base, **{k: v for k, v in given.items() if k in declared})
+        if o.mode not in MODES:
+            raise ValueError(f"autode: mode must be one of {', '.join(MODES)}, got {o.mode!r}")
+        if o.tools not in ("all", "gold"):
+            raise ValueError(f"autode: tools must be 'gold' or 'all', got {o.tools!r}")
+        if o.call_api not in ("auto", "functions", "tools"):
             raise ValueError(f"autode: call_api must be auto, functions or tools, got "
-                             f"{call_api!r}")
-        self.call_api = call_api
-        self.user_model = user_model
-        self.user_base_url = user_base_url
-        self.max_turns = max_turns
-        self.tools_mode = tools
-        self.enums = enums
-        # what was asked for (None: not sent); --strict fills toolscore's own values in
-        self.sampling_set = {k: v for k, v in (
-            ("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed),
-            ("user_temperature", user_temperature), ("user_max_tokens", user_max_tokens))
-            if v is not None}
-        own = STRICT_SAMPLING if self.strict else {}
-        self.temperature = temperature if temperature is not None else own.get("temperature")
-        self.max_tokens = max_tokens if max_tokens is not None else own.get("max_tokens")
-        self.seed = seed if seed is not None else own.get("seed")
-        self.user_temperature = (user_temperature if user_temperature is not None
-                                 else own.get("user_temperature"))
-        self.user_max_tokens = (user_max_tokens if user_max_tokens is not None
-                                else own.get("user_max_tokens"))
-        self.human = human
+                             f"{o.call_api!r}")
+        self.options: AutoDEOptions = o
+        self.data_dir = Path(data_dir)
         self._samples: list[Sample] | None = None
         self._docs: list[ApiDoc] | None = None
         self._offered: dict[str, ToolSpec] | None = None
         self._release: Release | None = None
         self._user_client: Any = None
+
+    # -- values derived from the options -----------------------------------------------------
+    @property
+    def apis(self) -> Path | None:
+        """User-written API documents."""
+        return Path(self.options.apis) if self.options.apis else None
+
+    @property
+    def scripts(self) -> Path | None:
+        """User-written scripts (JSONL)."""
+        return Path(self.options.scripts) if self.options.scripts else None
+
+    @property
+    def sampling_set(self) -> dict[str, Any]:
+        """The sampling fields asked for (None: not sent)."""
+        return {k: getattr(self.options, k) for k in SAMPLING_FIELDS
+                if getattr(self.options, k) is not None}
+
+    def _sampling(self, key: str) -> Any:
+        """A sampling field as sent: as asked, else --strict's own value, else None."""
+        value = getattr(self.options, key)
+        if value is None and self.options.strict:
+            return STRICT_SAMPLING.get(key)
+        return value
+
+    # as sent (--strict fills toolscore's own values in)
+    temperature = property(lambda self: self._sampling("temperature"))
+    max_tokens = property(lambda self: self._sampling("max_tokens"))
+    seed = property(lambda self: self._sampling("seed"))
+    user_temperature = property(lambda self: self._sampling("user_temperature"))
+    user_max_tokens = property(lambda self: self._sampling("user_max_tokens"))
 
     @property
     def release(self) -> Release:
@@ -199,14 +205,15 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     def config(self) -> dict[str, Any]:
         from toolscore.users.llm import PROMPT_VERSION as USER_PROMPT_VERSION
 
+        o = self.options
         cfg: dict[str, Any] = {
-            "data_dir": str(self.data_dir), "mode": self.mode, "max_turns": self.max_turns,
-            "protocol": "strict" if self.strict else "reference",
-            **({} if self.strict or self.call_api == "auto" else {"call_api": self.call_api}),
-            "tools": self.tools_mode, "enums": self.enums, "max_tokens": self.max_tokens,
+            "data_dir": str(self.data_dir), "mode": o.mode, "max_turns": o.max_turns,
+            "protocol": "strict" if o.strict else "reference",
+            **({} if o.strict or o.call_api == "auto" else {"call_api": o.call_api}),
+            "tools": o.tools, "enums": o.enums, "max_tokens": self.max_tokens,
             "temperature": self.temperature, "seed": self.seed,
         }
-        if self.strict:
+        if self.options.strict:
             cfg.update(assistant_prompt=f"{prompts.PROMPT_VERSION} (toolscore's own words)",
                        api_documents="toolscore's reading of the workbook")
         else:
@@ -216,35 +223,36 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
             cfg["apis"] = str(self.apis)
         if self.scripts is not None:
             cfg["scripts"] = str(self.scripts)
-        if self.mode != "static":
-            user_prompt = (f"{USER_PROMPT_VERSION} (toolscore's own words)" if self.strict
+        if self.options.mode != "static":
+            user_prompt = (f"{USER_PROMPT_VERSION} (toolscore's own words)" if self.options.strict
                            else self._source(USER_PROMPT_FILE))
-            cfg.update(user_model=self.user_model or "same as assistant",
+            cfg.update(user_model=self.options.user_model or "same as assistant",
                        user_prompt=user_prompt, user_temperature=self.user_temperature,
                        user_max_tokens=self.user_max_tokens)
-        if self.mode == "human":
-            cfg["user"] = "human" if self.strict else "human, offered the user agent's reply"
+        if self.options.mode == "human":
+            cfg["user"] = ("human" if self.options.strict
+                           else "human, offered the user agent's reply")
         return cfg
 
     def mode_label(self) -> str:
         """The report's label: which protocol and prompts, and any variation of the default."""
-        if self.strict:
-            label = f"{self.mode}, strict (toolscore's own prompts)"
+        if self.options.strict:
+            label = f"{self.options.mode}, strict (toolscore's own prompts)"
         else:
-            label = (f"{self.mode}, reference (prompts: hlmu/AutoDE@{RELEASE_COMMIT} "
+            label = (f"{self.options.mode}, reference (prompts: hlmu/AutoDE@{RELEASE_COMMIT} "
                      f"{ASSISTANT_PROMPT_FILE}"
-                     + ("" if self.mode == "static" else f", {USER_PROMPT_FILE}") + ")")
+                     + ("" if self.options.mode == "static" else f", {USER_PROMPT_FILE}") + ")")
             if self.sampling_set:
                 label += ", deviating sampling (" + ", ".join(
                     f"{k}={v}" for k, v in self.sampling_set.items()) + ")"
-        if self.tools_mode == "all":
+        if self.options.tools == "all":
             label += ", all APIs offered"
-        if not self.enums:
+        if not self.options.enums:
             label += ", no enums"
         return label
 
     def max_concurrency(self) -> int | None:
-        return 1 if self.mode == "human" else None
+        return 1 if self.options.mode == "human" else None
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
         """A released result file, or every ``*.jsonl`` in a folder (Table 1's runs); with
@@ -260,7 +268,7 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         file is one line and exit 2, not an error in every sample."""
         self.samples()
         self.docs  # noqa: B018 - loads and validates the API documents
-        if not self.strict:  # the reference's wording and documents
+        if not self.options.strict:  # the reference's wording and documents
             self.release  # noqa: B018
             self.offered_docs  # noqa: B018
 
@@ -277,7 +285,7 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     @property
     def docs(self) -> dict[str, ApiDoc]:
         if self._docs is None:
-            self._docs = load_api_docs(self.apis or self.data_dir, enums=self.enums)
+            self._docs = load_api_docs(self.apis or self.data_dir, enums=self.options.enums)
         return {d.name: d for d in self._docs}
 
     @property
@@ -286,21 +294,21 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         documents of the workbook; with --strict (or documents in JSON/YAML) toolscore's."""
         if self._offered is None:
             path = self.apis or self.data_dir / API_FILE
-            if self.strict or path.suffix.lower() in DOC_SUFFIXES:
+            if self.options.strict or path.suffix.lower() in DOC_SUFFIXES:
                 self._offered = {n: d.spec for n, d in self.docs.items()}
             else:
                 rows = read_sheet(path, API_SHEET)
                 if rows is None:  # outside the small reader's subset: as openpyxl reads it
                     rows = _openpyxl_rows(path)
                 docs = reference_documents(rows, self.release, f"{path}:{API_SHEET}",
-                                           enums=self.enums)
+                                           enums=self.options.enums)
                 self._offered = {d["name"]: ToolSpec(d["name"], d["description"],
                                                      d["parameters"]) for d in docs}
         return self._offered
 
     def offered_tools(self, script: UserScript) -> list[ToolSpec]:
         docs = self.offered_docs
-        if self.tools_mode == "gold":
+        if self.options.tools == "gold":
             return [docs[script.api]] if script.api in docs else []
         return list(docs.values())
 
@@ -308,14 +316,14 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     def user_client(self, model: Any) -> Any:
         """The user agent's model client: the assistant's own unless ``user_model`` is set;
         either way its tokens are counted under the role "user"."""
-        if self.user_model is None:
+        if self.options.user_model is None:
             client = getattr(model, "client", model)
             return client.with_role("user") if hasattr(client, "with_role") else client
         if self._user_client is None:
             from toolscore.models.factory import make_client
 
             self._user_client = make_client(
-                self.user_model, role="user", base_url=self.user_base_url,
+                self.options.user_model, role="user", base_url=self.options.user_base_url,
                 cache=self.settings.cache, timeout=self.settings.timeout,
                 max_concurrency=self.settings.max_concurrency)
         return self._user_client
@@ -323,38 +331,39 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
     def make_user(self, model: Any, epoch: int) -> Any:
         config = GenerateConfig(temperature=self.user_temperature,
                                 max_tokens=self.user_max_tokens, seed=self.seed, epoch=epoch,
-                                tool_choice=None if not self.strict else "auto")
-        if self.mode == "human" and self.human is None:
+                                tool_choice=None if not self.options.strict else "auto")
+        if self.options.mode == "human" and self.options.human is None:
             from toolscore.users import HumanUser
 
-            self.human = HumanUser()
-        if self.strict:
-            if self.mode == "human":
-                return self.human
+            self.options.human = HumanUser()
+        if self.options.strict:
+            if self.options.mode == "human":
+                return self.options.human
             from toolscore.users import LLMUser
 
             return LLMUser(self.user_client(model), config)
         agent = ReferenceUser(self.user_client(model), self.release, config)
-        return ReferenceHuman(agent, self.human) if self.mode == "human" else agent
+        return ReferenceHuman(agent, self.options.human) if self.options.mode == "human" else agent
 
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         script: UserScript = sample.data
         tools = self.offered_tools(script)
         config = GenerateConfig(temperature=self.temperature, max_tokens=self.max_tokens,
                                 seed=self.seed, epoch=epoch,
-                                call_api=None if self.strict else self.call_api)
-        if self.strict:
-            if self.mode == "static":
+                                call_api=None if self.options.strict else self.options.call_api)
+        if self.options.strict:
+            if self.options.mode == "static":
                 return await protocol.run_static(script, model, tools, config)
             return await protocol.run_dynamic(script, model, tools, config,
-                                              self.make_user(model, epoch), mode=self.mode,
-                                              max_turns=self.max_turns)
-        if self.mode == "static":
+                                              self.make_user(model, epoch), mode=self.options.mode,
+                                              max_turns=self.options.max_turns)
+        if self.options.mode == "static":
             return await reference_protocol.run_static(script, model, tools, config,
                                                        self.release)
         return await reference_protocol.run_dynamic(script, model, tools, config,
                                                     self.make_user(model, epoch), self.release,
-                                                    mode=self.mode, max_turns=self.max_turns)
+                                                    mode=self.options.mode,
+                                                    max_turns=self.options.max_turns)
 
     # -- scoring -----------------------------------------------------------------------------
     def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
@@ -383,4 +392,4 @@ class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
         }
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
-        return aggregate_records(records, self.mode)
+        return aggregate_records(records, self.options.mode)

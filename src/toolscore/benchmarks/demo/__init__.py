@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from toolscore.benchmarks.base import OptionError, option
+from toolscore.benchmarks.base import option
 from toolscore.benchmarks.demo.plugins import ALL_TOOLS, PLUGINS
 from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark, ToolTalkOptions
 
@@ -46,34 +45,10 @@ class DemoOptions(ToolTalkOptions):
     seed: int | None = option(0, "Sampling seed sent to the model.")
 
 
-class DemoBenchmark(ToolTalkBenchmark):
-    """ToolTalk's protocol and scorer over the demo data and plugins (ships with the package)."""
-
-    name = "demo"
-    description = ("built-in: a few conversations over our own small tools (ships with the "
-                   "package)")
-    Options = DemoOptions
-    dataset = None
-    default_model = "local/smollm2"  # the demo runs offline, out of the box
-    reference_requests = False  # its own prompt, documents and sampling
-
-    @classmethod
-    def tool_sources(cls, options: Any) -> dict[str, Any]:
-        if options.mcp_server:
-            raise OptionError("benchmark 'demo': --mcp-server evaluates your own conversations; "
-                              "use 'toolscore run tooltalk --mcp-server ... --data DIR'")
-        plugins = PLUGINS
-        if options.plugins:
-            from toolscore.env.registry import load_plugins
-
-            plugins = [p for name in options.plugins for p in load_plugins(name)]
-        return {"plugins": plugins}
-
-    @classmethod
-    def build(cls, data_dir: Path | None, options: Any,
-              sources: dict[str, Any]) -> DemoBenchmark:
-        return cls(data_dir or DATA_DIR, split=options.split,
-                   tools_mode=options.tools, strict=options.strict, embedder=options.embedder,
-                   max_calls_per_turn=options.max_calls_per_turn,
-                   max_tokens=options.max_tokens, seed=options.seed,
-                   protocol=options.protocol, **sources)
+#: ToolTalk's protocol and scorer over the demo data and plugins (ships with the package): a
+#: variant of ToolTalk's class, so it takes every option ToolTalk's does.
+DemoBenchmark = ToolTalkBenchmark.variant(
+    "demo", "built-in: a few conversations over our own small tools (ships with the package)",
+    options=DemoOptions, data=DATA_DIR, plugins=PLUGINS,
+    default_model="local/smollm2",  # the demo runs offline, out of the box
+    reference_requests=False)  # its own prompt, documents and sampling

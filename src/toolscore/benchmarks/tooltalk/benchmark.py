@@ -6,9 +6,11 @@ its own plugins), so the protocol and the scorer exist once.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample
 from toolscore.benchmarks.tooltalk import final_state, loaded, protocol
@@ -65,6 +67,9 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
     dataset = "tooltalk"
     dataset_source = TOOLTALK_DATA
     columns = COLUMNS
+    # a variant's own conversations and tools (see :meth:`variant`); None: ToolTalk's
+    own_data: ClassVar[Path | None] = None
+    own_plugins: ClassVar[list[Plugin] | None] = None
 
     @classmethod
     def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
@@ -85,49 +90,45 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
     @classmethod
     def build(cls, data_dir: Path | None, options: Any,
               sources: dict[str, Any]) -> ToolTalkBenchmark:
-        assert data_dir is not None
-        return cls(data_dir, split=options.split, tools_mode=options.tools,
-                   strict=options.strict, embedder=options.embedder,
-                   max_calls_per_turn=options.max_calls_per_turn,
-                   max_tokens=options.max_tokens, seed=options.seed,
-                   protocol=options.protocol, call_api=options.call_api, **sources)
+        data = data_dir or cls.own_data
+        assert data is not None
+        return cls(data, options, **sources)
 
-    def __init__(
-        self,
-        data_dir: str | Path,
-        *,
-        split: Split = "all",
-        tools_mode: ToolsMode = "all",
-        strict: bool = False,
-        embedder: str = "minilm",
-        plugins: list[Plugin] | None = None,
-        name: str | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-        max_calls_per_turn: int | None = None,
-        remote: Any = None,
-        protocol: Protocol = "reference",
-        call_api: str = "auto",
-    ) -> None:
-        self.own_tools = plugins is None and remote is None  # the release's wording fits
+    @classmethod
+    def variant(cls, name: str, description: str, *, options: type | None = None,
+                data: Path | None = None, plugins: list[Plugin] | None = None,
+                default_model: str | None = None,
+                reference_requests: bool = True) -> type[ToolTalkBenchmark]:
+        """A benchmark registered under ``name`` that is this class over other defaults
+        (``options``, a subclass of its ``Options``), its own conversations (``data``, in
+        ToolTalk's layout; ``--data`` with ``--plugins``/``--mcp-server``) and its own tools
+        (``plugins``): every option, protocol and scorer are this class's, nothing copied.
+        ``reference_requests=False``: its prompt, documents and sampling are toolscore's."""
+        attrs = {"name": name, "description": description, "__doc__": description,
+                 "Options": options or cls.Options, "dataset": None if data else cls.dataset,
+                 "own_data": data, "own_plugins": plugins, "default_model": default_model,
+                 "reference_requests": reference_requests,
+                 "__module__": _caller_module()}
+        return type(_class_name(name), (cls,), attrs)
+
+    def __init__(self, data_dir: str | Path, options: ToolTalkOptions | None = None, *,
+                 plugins: list[Plugin] | None = None, name: str | None = None,
+                 remote: Any = None, **given: Any) -> None:
+        """``options`` (this class's ``Options``); ``given`` replace some of them by name
+        (e.g. ``strict=True``). ``plugins``/``remote``: the tools, else the benchmark's own."""
+        base = self.Options() if options is None else options
+        self.options: ToolTalkOptions = replace(base, **given) if given else base
+        own = type(self).own_plugins
+        self.own_tools = plugins is None and remote is None and own is None
         if plugins is None:
             from toolscore.benchmarks.tooltalk.plugins import PLUGINS
 
-            plugins = PLUGINS
+            plugins = own if own is not None else PLUGINS
         self.name = name or type(self).name
         self.data_dir = Path(data_dir)
-        self.split = split
-        self.tools_mode = tools_mode
-        self.strict = strict
-        self.embedder_name = embedder
         self.plugins = plugins
         self.tools: dict[str, Tool] = {t.name: t for p in plugins for t in p.tools}
-        self.max_tokens = max_tokens
-        self.seed = seed
-        self.max_calls_per_turn = max_calls_per_turn
         self.remote = remote  # toolscore.env.mcp_remote.RemoteTools: tools of an MCP server
-        self.protocol = protocol
-        self.call_api = call_api
         self._samples: list[Sample] | None = None
         self._databases: dict[str, Any] | None = None
         self._similarity: Any = None
@@ -141,19 +142,20 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
     def config(self) -> dict[str, Any]:
         from toolscore.env.similarity import get_embedder
 
-        return {"data_dir": str(self.data_dir), "split": self.split, "tools": self.tools_mode,
-                "strict": self.strict, "embedder": self.embedder_name,
-                "embedder_id": get_embedder(self.embedder_name).name,
-                "plugins": [p.name for p in self.plugins], "max_tokens": self.max_tokens,
-                "seed": self.seed, "sampling": self.sampling_label(),
+        o = self.options
+        return {"data_dir": str(self.data_dir), "split": o.split, "tools": o.tools,
+                "strict": o.strict, "embedder": o.embedder,
+                "embedder_id": get_embedder(o.embedder).name,
+                "plugins": [p.name for p in self.plugins], "max_tokens": o.max_tokens,
+                "seed": o.seed, "sampling": self.sampling_label(),
                 "prompt_source": self.prompt_source(),
                 "documents_source": self.documents_source(), "env_seed": 489,
                 "max_calls_per_turn": self.max_calls, "turn_protocol": self.turn_label(),
-                **({"call_api": self.call_api} if self.call_api != "auto" else {}),
+                **({"call_api": o.call_api} if o.call_api != "auto" else {}),
                 **({"mcp_server": self.remote.describe()} if self.remote else {}),
                 # only when not the default, so a reference run's run.json is unchanged
-                **({"protocol": self.protocol} if self.protocol != "reference" else {}),
-                **({"simulator": "strict"} if self.strict else {})}
+                **({"protocol": o.protocol} if o.protocol != "reference" else {}),
+                **({"simulator": "strict"} if o.strict else {})}
 
     # -- samples -----------------------------------------------------------------------------
     def check(self) -> None:
@@ -164,12 +166,12 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         self.release_documents()
         if self.remote is None:
             require_databases(self.data_dir, self.databases, self.plugins)
-        if self.protocol == FREE_RUNNING:
+        if self.options.protocol == FREE_RUNNING:
             free_running_protocol()  # not installed: one line now, not an error per sample
 
     def samples(self) -> list[Sample]:
         if self._samples is None:
-            convs = loaded.conversations(self.data_dir, self.split)
+            convs = loaded.conversations(self.data_dir, self.options.split)
             self._samples = [Sample(c.name, c, {"split": c.split}) for c in convs]
             self._conversations = convs
         return self._samples
@@ -190,7 +192,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
             convs = self._conversations
             self._truth_hashes = (final_state.TruthHashes() if convs is None
                                   else loaded.truth(convs, self.databases, self.plugins,
-                                                    strict=self.strict))
+                                                    strict=self.options.strict))
         return self._truth_hashes
 
     def environment(self, conversation: Any) -> Any:
@@ -199,7 +201,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         if self.remote is not None:
             return self.remote.environment(conversation.now)
         env = make_environment(conversation, self.databases, self.plugins)
-        env.strict = self.strict  # the checked simulator, or the reference's as it behaves
+        env.strict = self.options.strict  # the checked simulator, or the reference's as it behaves
         return env
 
     def max_concurrency(self) -> int | None:
@@ -213,10 +215,10 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         return ToolTalkServing(self)
 
     def offered_tools(self, conversation: Any) -> list[Tool]:
-        if self.tools_mode == "exact":
+        if self.options.tools == "exact":
             names = set(conversation.apis_used)
             return [t for t in self.tools.values() if t.name in names]
-        if self.tools_mode == "suite":
+        if self.options.tools == "suite":
             suites = set(conversation.suites_used)
             return [t for p in self.plugins if p.name in suites for t in p.tools]
         return list(self.tools.values())
@@ -234,14 +236,14 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         shown = self._shown_specs.get(tool.name)
         if shown is None or shown[0] is not tool:  # one ToolSpec per tool, shared by samples
             documented = tool.extra.get("reference_parameters")
-            spec = (tool.spec if self.strict or documented is None
+            spec = (tool.spec if self.options.strict or documented is None
                     else ToolSpec(tool.name, tool.description, documented))
             shown = self._shown_specs[tool.name] = (tool, spec)
         return shown[1]
 
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
-        if self.protocol == FREE_RUNNING:
+        if self.options.protocol == FREE_RUNNING:
             return await free_running_protocol()(self, sample, model, epoch)
         conv = sample.data
         env = self.environment(conv)
@@ -278,9 +280,9 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         return output
 
     def mode_label(self) -> str:
-        scoring = "strict" if self.strict else "reference"
-        if self.protocol == FREE_RUNNING:
-            return FREE_RUNNING if not self.strict else f"{FREE_RUNNING}, strict scoring"
+        scoring = "strict" if self.options.strict else "reference"
+        if self.options.protocol == FREE_RUNNING:
+            return FREE_RUNNING if not self.options.strict else f"{FREE_RUNNING}, strict scoring"
         if self.faithful and self.sampling_label() != REFERENCE_SAMPLING:
             return f"{scoring}, deviating sampling"  # the details: run.json's "sampling"
         return scoring
@@ -289,8 +291,9 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         """A folder of prediction files written by ToolTalk's own runner."""
         from toolscore.benchmarks.tooltalk.rescore import score_prediction_dir
 
-        return score_prediction_dir(path, strict=self.strict, embedder=self.embedder_name,
-                                    out=out, tools=self.tools, similarity=self.similarity)
+        return score_prediction_dir(path, strict=self.options.strict,
+                                    embedder=self.options.embedder, out=out, tools=self.tools,
+                                    similarity=self.similarity)
 
     # -- scoring -----------------------------------------------------------------------------
     @property
@@ -300,7 +303,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
             from toolscore.env.similarity import shared_similarity
 
             cache_root().mkdir(parents=True, exist_ok=True)
-            self._similarity = shared_similarity(self.embedder_name,
+            self._similarity = shared_similarity(self.options.embedder,
                                                  cache_root() / "embeddings.sqlite")
         return self._similarity
 
@@ -311,7 +314,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         turns = [TurnCalls(t["turn"], [CallRecord.from_dict(c) for c in t["ground_truth"]],
                            [CallRecord.from_dict(c) for c in t["predictions"]], t.get("text"))
                  for t in output["turns"]]
-        scores = score_turns(turns, self.tools, MatchContext(self.similarity, self.strict))
+        scores = score_turns(turns, self.tools, MatchContext(self.similarity, self.options.strict))
         state = final_state.stored_success(output)
         if state is not None:
             scores["final_state_success"] = state
@@ -336,11 +339,11 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
                 group["final_state_successes"] = sum(map(bool, checked))
                 group["final_state_success_rate"] = sum(map(bool, checked)) / len(checked)
         result["errors"] = len(records) - len(ok)
-        result["strict"] = self.strict
-        result["error_rule"] = error_rule(self.strict)
-        result["embedder"] = self.embedder_name
-        if self.protocol != "reference":
-            result["protocol"] = self.protocol
+        result["strict"] = self.options.strict
+        result["error_rule"] = error_rule(self.options.strict)
+        result["embedder"] = self.options.embedder
+        if self.options.protocol != "reference":
+            result["protocol"] = self.options.protocol
         result["prompt_source"] = self.prompt_source()
         result["documents_source"] = self.documents_source()
         result["sampling"] = self.sampling_label()
@@ -393,3 +396,13 @@ def free_running_protocol() -> Any:
         raise OptionError(f"protocol {FREE_RUNNING!r} cannot be loaded ({e}); it needs "
                           "toolscore's serve package: pip install 'toolscore[mcp]'") from None
     return play
+
+
+def _class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("_", "-").split("-")) + \
+        "Benchmark"
+
+
+def _caller_module() -> str:
+    """The module that declares a variant (where its class is said to live)."""
+    return str(sys._getframe(2).f_globals.get("__name__", __name__))

@@ -39,15 +39,9 @@ class ReferenceRequests:
     # The default mode sends what ToolTalk's runner sends; a benchmark reusing the class over
     # its own data (the demo) sends toolscore's own requests.
     reference_requests = True
-    strict: bool
-    protocol: str
-    max_tokens: int | None
-    max_calls_per_turn: int | None
-    call_api: str
-    seed: int | None
+    options: Any  # ToolTalkOptions
     own_tools: bool
     data_dir: Any
-    tools_mode: str
     _release: ReleasePrompt | None
     _release_docs: ReleaseDocuments | None
     _release_specs: dict[str, ToolSpec]
@@ -55,8 +49,8 @@ class ReferenceRequests:
     @property
     def faithful(self) -> bool:
         """Does this run send ToolTalk's runner's requests (the default mode)?"""
-        return (type(self).reference_requests and not self.strict
-                and self.protocol == "reference")
+        return (type(self).reference_requests and not self.options.strict
+                and self.options.protocol == "reference")
 
     @property
     def release_wording(self) -> bool:
@@ -66,12 +60,13 @@ class ReferenceRequests:
     def generate_config(self, epoch: int) -> GenerateConfig:
         """The default mode leaves the sampling fields unset (not sent); a value the user sets
         (``--max-tokens``, ``--seed``, model arguments) is sent and labelled."""
+        o = self.options
         if self.faithful:
-            return GenerateConfig(temperature=None, max_tokens=self.max_tokens, seed=self.seed,
-                                  tool_choice=None, epoch=epoch, call_api=self.call_api)
+            return GenerateConfig(temperature=None, max_tokens=o.max_tokens, seed=o.seed,
+                                  tool_choice=None, epoch=epoch, call_api=o.call_api)
         return GenerateConfig(temperature=0.0, max_tokens=OWN_SAMPLING["max_tokens"]
-                              if self.max_tokens is None else self.max_tokens,
-                              seed=OWN_SAMPLING["seed"] if self.seed is None else self.seed,
+                              if o.max_tokens is None else o.max_tokens,
+                              seed=OWN_SAMPLING["seed"] if o.seed is None else o.seed,
                               epoch=epoch)
 
     @property
@@ -79,9 +74,9 @@ class ReferenceRequests:
         """Calls a turn may make: the reference has no limit, so the default mode has a
         safety cap far above any turn of the data (a turn stopped there is counted in the
         report); strict mode and toolscore's own requests stop earlier."""
-        if self.max_calls_per_turn is not None:
-            return self.max_calls_per_turn
-        if self.strict:
+        if self.options.max_calls_per_turn is not None:
+            return self.options.max_calls_per_turn
+        if self.options.strict:
             return protocol.STRICT_MAX_CALLS
         return protocol.DEFAULT_MAX_CALLS if self.faithful else protocol.OWN_MAX_CALLS
 
@@ -93,13 +88,13 @@ class ReferenceRequests:
         if not self.faithful:
             return f"toolscore's: every call of a reply executed; cap {self.max_calls} calls"
         cap = (f"cap {self.max_calls} calls (the reference has none)"
-               if self.max_calls_per_turn is None
+               if self.options.max_calls_per_turn is None
                else f"cap {self.max_calls} calls (set; the reference has none)")
         shape = {"auto": "functions on OpenAI's own API, else tools",
                  "functions": "functions (tools where refused)",
-                 "tools": "tools (set)"}[self.call_api]
+                 "tools": "tools (set)"}[self.options.call_api]
         return (f"as the reference: one call per reply, sent back as it rebuilds it; request "
-                f"shape {shape} (--call-api {self.call_api}; each turn records it); {cap}")
+                f"shape {shape} (--call-api {self.options.call_api}; each turn records it); {cap}")
 
     def sampling_label(self) -> str:
         """What run.json and the report say of the sampling fields sent."""
@@ -107,7 +102,8 @@ class ReferenceRequests:
             config = self.generate_config(0)
             return (f"toolscore's: temperature {config.temperature}, max_tokens "
                     f"{config.max_tokens}, seed {config.seed}, tool_choice auto")
-        sent = [f"{k}={v}" for k, v in (("max_tokens", self.max_tokens), ("seed", self.seed))
+        o = self.options
+        sent = [f"{k}={v}" for k, v in (("max_tokens", o.max_tokens), ("seed", o.seed))
                 if v is not None]
         if sent:
             return f"deviates from the reference: {', '.join(sent)} sent"
@@ -146,9 +142,9 @@ class ReferenceRequests:
         release = self.release_documents()
         if release is None:
             return None
-        if self.tools_mode == "exact":
+        if self.options.tools == "exact":
             names = list(conversation.apis_used)
-        elif self.tools_mode == "suite":
+        elif self.options.tools == "suite":
             names = [n for suite in conversation.suites_used
                      for n in release.suites.get(suite, [])]
         else:
