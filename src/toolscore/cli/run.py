@@ -182,7 +182,9 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
          given: dict[str, Any] | None = None) -> None:
     """``given``: the benchmark options and model typed on this command line (with --resume,
     they vouch for the run's stored ones)."""
-    from toolscore.runs.api import evaluate, resume
+    from toolscore.runs.api import evaluate_with, resume
+    from toolscore.runs.runner import parse_shard
+    from toolscore.runs.settings import RunExecution
 
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
@@ -202,14 +204,15 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
                          allow_run_commands=generic["allow_run_commands"],
                          trusted_options=given)
         else:
-            run = evaluate(name, generic["model"], runs_root=runs_root(),
-                           data=generic["data"], out=generic["out"], epochs=generic["epochs"],
-                           limit=generic["limit"], max_concurrency=concurrency,
-                           sample_ids=list(generic["sample_id"]) or None,
-                           cache=cache, base_url=generic["base_url"],
-                           timeout=generic["timeout"], download=generic["download"],
-                           progress=progress_wanted(json_out), model_args=args,
-                           shard=generic["shard"], workers=generic["workers"], **options)
+            how = RunExecution(max_concurrency=concurrency, cache=cache,
+                               timeout=generic["timeout"], progress=progress_wanted(json_out),
+                               shard=parse_shard(generic["shard"]),
+                               workers=generic["workers"], download=generic["download"])
+            run = evaluate_with(name, generic["model"], how, runs_root=runs_root(),
+                                data=generic["data"], out=generic["out"],
+                                epochs=generic["epochs"], limit=generic["limit"],
+                                sample_ids=list(generic["sample_id"]) or None,
+                                base_url=generic["base_url"], model_args=args, options=options)
     summary = run.summary or {}
     if summary.get("samples") and not summary.get("run_now"):
         err.print(f"{run.path}: this run is already complete (nothing run, no model call)",

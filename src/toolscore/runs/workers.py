@@ -41,9 +41,11 @@ from typing import Any
 from toolscore.benchmarks.base import Benchmark, RunSettings
 from toolscore.exits import exit_status
 from toolscore.records import RunStore
+from toolscore.runs.identity import NO_MODEL
 from toolscore.runs.progress import Progress
 from toolscore.runs.rebuild import rebuild_from_dir
 from toolscore.runs.runner import RunOptions, RunSummary, execute_run, pending
+from toolscore.runs.settings import RunExecution, RunIdentity
 from toolscore.types import Usage
 
 
@@ -53,14 +55,12 @@ class WorkerError(RuntimeError):
 
 @dataclass
 class WorkerJob:
-    """What every worker needs besides its share (plain values: it may be pickled)."""
+    """What every worker needs besides its share (plain values: it may be pickled): the run
+    (its identity) and how it runs (the cache resolved to a file, no callback)."""
 
     run_dir: str
-    model: str | None  # None: the benchmark calls no model
-    base_url: str | None
-    cache: str | None
-    timeout: float
-    model_args: dict[str, Any]
+    run: RunIdentity
+    how: RunExecution
     relay: str  # "records": every record, "ticks": status and usage (progress), "none"
     registered: bool = False  # the benchmark is rebuilt from run.json where it is not forked
 
@@ -292,12 +292,14 @@ async def _work(bench: Benchmark, job: WorkerJob, options: RunOptions, conn: Any
     me = asyncio.current_task()
     # The parent never writes to this pipe: it becomes readable when the parent is gone.
     loop.add_reader(conn.fileno(), lambda: me.cancel() if me is not None else None)
-    bench.bind(RunSettings(cache=job.cache, timeout=job.timeout,
+    how, run = job.how, job.run
+    cache = None if how.cache is None else str(how.cache)
+    bench.bind(RunSettings(cache=cache, timeout=how.timeout,
                            max_concurrency=options.max_concurrency))
-    client = None if job.model is None else make_client(
-        job.model, role="assistant", base_url=job.base_url, cache=job.cache,
-        timeout=job.timeout, max_concurrency=options.max_concurrency,
-        model_args=job.model_args)
+    client = None if run.model == NO_MODEL else make_client(
+        run.model, role="assistant", base_url=run.base_url, cache=cache,
+        timeout=how.timeout, max_concurrency=options.max_concurrency,
+        model_args=dict(run.model_args))
 
     def send(record: dict[str, Any]) -> None:
         if job.relay == "records":

@@ -4,8 +4,9 @@ into a manifest of run units, each with a run directory named by its configurati
 A team comparing models runs hundreds of runs; typing each ``toolscore run`` by hand loses
 track of what is done, and a timestamped directory makes a repeated command start over. Here
 one file describes the matrix, and every unit's directory is ``<out>/<slug>-<hash>``, the hash
-being that of the run's identity (:func:`toolscore.runs.api.run_identity`), so submitting the
-same plan again finds the same directories and resumes them. The plan is JSON or YAML::
+being that of the run's identity (:class:`toolscore.runs.settings.RunIdentity`), so
+submitting the same plan again finds the same directories and resumes them. The plan is JSON
+or YAML::
 
     out: runs/sweep              # root of the run directories (relative to the plan file)
     models: [oracle, {model: openai/gpt-4o-mini, base_url: http://127.0.0.1:8000/v1}]
@@ -43,7 +44,8 @@ from toolscore.data import DataNotFound
 from toolscore.models.cache import sha256_json
 from toolscore.models.modelargs import ModelArgs
 from toolscore.models.providers import split_name
-from toolscore.runs.api import run_identity, slug
+from toolscore.runs.api import slug
+from toolscore.runs.settings import RunIdentity
 from toolscore.sweeps.bounds import (
     MAX_CONCURRENCY,
     MAX_EPOCHS,
@@ -138,8 +140,8 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
                             else str(e)) from None
         folder = data.get(name)
         folder = None if folder is None else str(_resolve(base, str(folder)))
-        ident = run_identity(name, model, options=options, model_args=args, epochs=epochs,
-                             limit=limit, base_url=url, data=folder)
+        ident = RunIdentity(name, model, options=options, model_args=args, epochs=epochs,
+                            limit=limit, base_url=url, data=folder).to_json()
         key = json.dumps([name, options, folder], sort_keys=True, default=str)
         if key not in counted:
             counted[key] = _count(name, given, folder, context)

@@ -19,7 +19,8 @@ from typing import Any
 from toolscore.models import shared_limit
 from toolscore.records import RunStore
 from toolscore.records.store import RunLocked
-from toolscore.runs.api import evaluate, resume
+from toolscore.runs.api import evaluate_with, resume_with
+from toolscore.runs.settings import RunExecution
 
 
 def run_unit(unit: dict[str, Any], settings: dict[str, Any],
@@ -55,19 +56,20 @@ def _run(unit: dict[str, Any], settings: dict[str, Any],
     result: dict[str, Any] = {"index": unit["index"], "run_dir": unit["run_dir"],
                               "shard": None if shard is None else f"{shard[0]}/{shard[1]}"}
     store = RunStore(unit["run_dir"])
-    common = {"max_concurrency": settings["max_concurrency"], "cache": settings["cache"],
-              "timeout": settings["timeout"], "progress": False, "shard": shard}
+    how = RunExecution(max_concurrency=settings["max_concurrency"], cache=settings["cache"],
+                       timeout=settings["timeout"], progress=False, shard=shard,
+                       download=False)
     try:
         if store.exists() and shard is None:
             # the plan is what the user runs, so what it says may start processes (an MCP
             # server, a plugin set): repeated here, as a user repeats them on the command line
-            run = resume(store.path, trusted_options={**unit["options"], "model": unit["model"]},
-                         **common)
+            run = resume_with(store.path, how,
+                              trusted_options={**unit["options"], "model": unit["model"]})
         else:  # a new run, or a shard of one that may have been started by another shard
-            run = evaluate(unit["benchmark"], unit["model"], out=store.path,
-                           data=unit.get("data"), epochs=unit["epochs"], limit=unit["limit"],
-                           base_url=unit.get("base_url"), download=False,
-                           model_args=unit["model_args"], **common, **unit["options"])
+            run = evaluate_with(unit["benchmark"], unit["model"], how, out=store.path,
+                                data=unit.get("data"), epochs=unit["epochs"],
+                                limit=unit["limit"], base_url=unit.get("base_url"),
+                                model_args=unit["model_args"], options=unit["options"])
     except RunLocked as e:
         return {**result, "state": "busy", "message": str(e), **timing()}
     except Exception as e:  # noqa: BLE001 - reported per unit; the sweep goes on
