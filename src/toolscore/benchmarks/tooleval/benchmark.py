@@ -108,9 +108,6 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
             raise ValueError(f"tooleval: option 'votes': must be at least 1, got "
                              f"{self.options.votes}")
         self.data_dir = Path(data_dir) if data_dir is not None else None
-        self.strict = self.options.strict
-        self.seed = self.options.seed
-        self.mode = self.options.mode
         self._judge_config: Any = None
         self._judge_loaded = False
         self._evaluator: ReleaseEvaluator | None = None
@@ -139,18 +136,18 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
         ev = self.found_evaluator()
         if ev is not None and ev.temperature is not None:
             return float(ev.temperature)
-        return TEMPERATURE[self.mode]
+        return TEMPERATURE[self.options.mode]
 
     def config(self) -> dict[str, Any]:
-        cfg = self.judge_config
+        cfg, o = self.judge_config, self.options
         out: dict[str, Any] = {
             "data_dir": None if self.data_dir is None else str(self.data_dir),
-            "answers": str(self.source), "subset": list(self.options.subset),
-            "per_subset": self.options.per_subset, "votes": self.votes, "seed": self.seed,
-            "strict": self.strict, "mode": self.mode_label(), "temperature": self.temperature,
-            **sampling(self.found_evaluator(), self.mode), "call_api": self.options.call_api,
-            "test_ids": None if self.options.test_ids is None else str(self.options.test_ids),
-            "prompts": prompts_label(self.mode, self.found_evaluator()),
+            "answers": str(self.source), "subset": list(o.subset),
+            "per_subset": o.per_subset, "votes": self.votes, "seed": o.seed,
+            "strict": o.strict, "mode": self.mode_label(), "temperature": self.temperature,
+            **sampling(self.found_evaluator(), o.mode), "call_api": o.call_api,
+            "test_ids": None if o.test_ids is None else str(o.test_ids),
+            "prompts": prompts_label(o.mode, self.found_evaluator()),
         }
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
@@ -159,7 +156,7 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
         return out
 
     def mode_label(self) -> str:
-        return f"{self.mode}, strict" if self.strict else self.mode
+        return f"{self.options.mode}, strict" if self.options.strict else self.options.mode
 
     # -- samples -----------------------------------------------------------------------------
     def samples(self) -> list[Sample]:
@@ -211,9 +208,9 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
         scoring strictly, so the record can be scored under either rule."""
         s: Answered = sample.data
         judge = sample_judge(model, self.temperature, self.judge_config,
-                             self.options.call_api if self.mode == "reference" else None)
+                             self.options.call_api if self.options.mode == "reference" else None)
         first = epoch * self.votes  # later epochs are new votes, not cache hits
-        js = [await judge_once(judge, s, first + v, mode=self.mode,  # type: ignore[arg-type]
+        js = [await judge_once(judge, s, first + v, mode=self.options.mode,  # type: ignore[arg-type]
                                evaluator=self.evaluator)
               for v in range(self.votes)]
         answer = s.answer
@@ -222,19 +219,20 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
             "key": [s.subset, s.query_id, *([epoch] if epoch else [])],
             "query": s.query, "answer": None if answer is None else answer_text(answer),
             "finished": bool(answer and answer.finished),
-            "gave_up": gave_up(s, self.mode),
-            "judge": judge.name, "procedure": self.mode,
+            "gave_up": gave_up(s, self.options.mode),
+            "judge": judge.name, "procedure": self.options.mode,
             "judgements": [j.to_dict() for j in js],
         }
 
     # -- scoring -----------------------------------------------------------------------------
     def score(self, output: dict[str, Any], sample: Sample | None = None) -> dict[str, Any]:
-        return scoring.score_output(output, self.strict, self.seed, self.mode)
+        o = self.options
+        return scoring.score_output(output, o.strict, o.seed, o.mode)
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
-        metrics = scoring.aggregate(records, strict=self.strict, seed=self.seed,
-                                    votes=self.votes, judge=None, mode=self.mode)
-        metrics["prompts"] = prompts_label(self.mode, self.found_evaluator())
+        metrics = scoring.aggregate(records, strict=self.options.strict, seed=self.options.seed,
+                                    votes=self.votes, judge=None, mode=self.options.mode)
+        metrics["prompts"] = prompts_label(self.options.mode, self.found_evaluator())
         if self.judge_config is not None:
             metrics["judge_config"] = self.judge_config.identity()
         return metrics

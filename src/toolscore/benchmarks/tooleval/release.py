@@ -198,16 +198,15 @@ def evaluator_option() -> Any:
 
 class ReleaseQuestions:
     """The release's evaluator as a benchmark reads it (mixed into the pass-rate and win-rate
-    benchmarks, which set ``mode``, ``options.evaluator`` and ``_evaluator``)."""
+    benchmarks, which set ``options`` (``mode``, ``evaluator``) and ``_evaluator``)."""
 
-    mode: str
     options: Any
     _evaluator: ReleaseEvaluator | None
 
     @property
     def evaluator(self) -> ReleaseEvaluator | None:
         """The release's evaluator (reference mode), read once."""
-        if self.mode != "reference":
+        if self.options.mode != "reference":
             return None
         if self._evaluator is None:
             folder = find_evaluator(getattr(self, "data_dir", None), self.options.evaluator)

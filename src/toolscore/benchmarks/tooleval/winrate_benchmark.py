@@ -129,7 +129,6 @@ class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
             if getattr(options, name) < 1:
                 raise ValueError(f"tooleval-winrate: option {name!r}: must be at least 1")
         self.options = options
-        self.mode = options.mode
         self._judge_config: Any = None
         self._judge_loaded = False
         self._evaluator: ReleaseEvaluator | None = None
@@ -146,13 +145,13 @@ class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
         ev = self.found_evaluator()
         if ev is not None and ev.temperature is not None:
             return float(ev.temperature)
-        return TEMPERATURE[self.mode]
+        return TEMPERATURE[self.options.mode]
 
     def mode_label(self) -> str:
         o = self.options
         label = (f"reference, {o.rounds} rounds" + (", pass-rate statuses" if o.use_pass_rate
                                                      else "")
-                 if self.mode == "reference" else "stable, both orders")
+                 if self.options.mode == "reference" else "stable, both orders")
         return label + (", strict" if o.strict else "")
 
     def config(self) -> dict[str, Any]:
@@ -162,10 +161,10 @@ class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
             "subset": list(o.subset), "per_subset": o.per_subset, "votes": self.votes,
             "pref_votes": o.pref_votes, "rounds": o.rounds, "use_pass_rate": o.use_pass_rate,
             "seed": o.seed, "strict": o.strict, "mode": self.mode_label(),
-            "temperature": self.temperature, **sampling(self.found_evaluator(), self.mode),
+            "temperature": self.temperature, **sampling(self.found_evaluator(), self.options.mode),
             "call_api": o.call_api,
             "test_ids": None if o.test_ids is None else str(o.test_ids),
-            "prompts": prompts_label(self.mode, self.found_evaluator())}
+            "prompts": prompts_label(self.options.mode, self.found_evaluator())}
         if cfg is not None:
             out.update(judge_id=cfg.id, judge_config=cfg.identity())
         return out
@@ -204,25 +203,25 @@ class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
         if not self._needs_labels():
             return {"source": "not needed"}
         s = side.sample
-        js = [await judge_once(judge, s, v, mode=self.mode, evaluator=self.evaluator)
+        js = [await judge_once(judge, s, v, mode=self.options.mode, evaluator=self.evaluator)
               for v in range(self.votes)]
         stored = [j.to_dict() for j in js]
-        gave = gave_up(s, self.mode)
+        gave = gave_up(s, self.options.mode)
         outcomes = [scoring.judgement(j, gave, self.options.strict).outcome for j in stored]
         passed, label = query_pass(outcomes, self.options.seed, (s.subset, s.query_id),
-                                   self.mode)
+                                   self.options.mode)
         return {"source": "judged", "judgements": stored, "gave_up": gave,
                 "outcomes": outcomes, "passed": passed, "label": label}
 
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         pair: Pair = sample.data
         judge = sample_judge(model, self.temperature, self.judge_config,
-                             self.options.call_api if self.mode == "reference" else None)
+                             self.options.call_api if self.options.mode == "reference" else None)
         cand = await self._label(judge, pair.candidate)
         ref = await self._label(judge, pair.reference)
         c_sample = pair.candidate.sample or placeholder(pair)
         r_sample = pair.reference.sample or placeholder(pair)
-        if self.mode == "reference":
+        if self.options.mode == "reference":
             c = await compare_rounds(judge, c_sample, r_sample,  # type: ignore[arg-type]
                                      rounds=self.options.rounds, seed=self.options.seed,
                                      evaluator=self.evaluator,  # type: ignore[arg-type]
@@ -234,7 +233,7 @@ class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
                               cand.get("label"), ref.get("label"), self.options.pref_votes)
         query = c_sample.query
         return {"subset": pair.subset, "query_id": pair.query_id, "query": query,
-                "judge": judge.name, "procedure": self.mode, "candidate": cand,
+                "judge": judge.name, "procedure": self.options.mode, "candidate": cand,
                 "reference": ref,
                 "comparison": {**c.to_dict(), "first_shown_picked": c.first_shown_picked}}
 
@@ -252,13 +251,14 @@ class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
         comparisons = [comparison(r) for r in records]
         judges = sorted({str(r["output"].get("judge")) for r in records
                          if isinstance(r.get("output"), dict) and r["output"].get("judge")})
-        votes = self.options.rounds if self.mode == "reference" else self.options.pref_votes
-        doc = report(comparisons, ", ".join(judges) or "", votes, self.mode)
+        votes = self.options.rounds if self.options.mode == "reference" else self.options.pref_votes
+        doc = report(comparisons, ", ".join(judges) or "", votes, self.options.mode)
         doc["pass_rate"] = {role: summarize(side_results(records, role, self.options.strict),
-                                            self.votes, self.mode)
+                                            self.votes, self.options.mode)
                             for role in ("candidate", "reference")}
         doc["pass_rate"].update(votes=self.votes, seed=self.options.seed)
-        doc.update(mode=self.mode_label(), prompts=prompts_label(self.mode, self.found_evaluator()),
+        doc.update(mode=self.mode_label(),
+                   prompts=prompts_label(self.options.mode, self.found_evaluator()),
                    errors=sum(1 for r in records if r.get("status") != "ok"),
                    usage=scoring.usage(records))
         if self.judge_config is not None:
