@@ -103,12 +103,15 @@ class RunSettings:
     max_concurrency: int = 8
 
 
-class Benchmark:
-    """Base class of every benchmark (built-in or installed through an entry point).
+class RunContract:
+    """What a run calls: the samples, running one with a model, scoring a stored output and
+    aggregating records, and how the benchmark is built from its declared options (the runner,
+    the run store, rescoring and resumption read these; :class:`ReportView` is the rest).
 
     Subclasses set ``name``, ``description``, ``Options`` and ``dataset`` (the name the dataset
     lookup knows, or None when the data ships with the code), and implement ``samples``,
-    ``run_sample``, ``score`` and ``aggregate``. ``create`` builds one from validated options.
+    ``run_sample``, ``score`` and ``aggregate``. ``create`` builds one from validated options,
+    kept whole as ``options`` (what the benchmark reads, what run.json stores).
     """
 
     name: ClassVar[str] = ""
@@ -118,10 +121,11 @@ class Benchmark:
     # where the dataset comes from and how a folder is checked (toolscore.data.DatasetSource;
     # None: a folder named ``dataset`` is found, never downloaded)
     dataset_source: ClassVar[Any] = None
-    columns: ClassVar[list[Column]] = []
     # the model a run uses when none is named; None (most benchmarks): naming one is required,
     # as a measurement of a model nobody chose is worse than a one-line error
     default_model: ClassVar[str | None] = None
+    # the validated ``Options`` this instance was built with
+    options: Any = NoOptions()
     settings: RunSettings = RunSettings()
     # stored options this instance was built without acting on (see StoredRun): such an
     # instance reads and scores a run, and the runner refuses to run it
@@ -239,6 +243,24 @@ class Benchmark:
         of groups (``"overall"`` or one per split), each a dict of metrics, plus scalars."""
         raise NotImplementedError
 
+    def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
+        """Score files written by the method's own reference code (its output format), with
+        this benchmark's scorer; a benchmark without such a format says so."""
+        raise OptionError(f"benchmark {self.name!r} does not read another tool's output files")
+
+
+class ReportView:
+    """How a finished run is read (report, HTML report, export, compare): the headline
+    columns, a record as a reader sees it, where the misses are, the pass/fail metric and the
+    metrics put intervals on. These read stored records only; ``primary_metric``,
+    ``interval_metrics`` and the other class methods keep a run's statistics right even where
+    the benchmark cannot be rebuilt."""
+
+    columns: ClassVar[list[Column]] = []
+
+    if TYPE_CHECKING:
+        def config(self) -> dict[str, Any]: ...  # the run's (RunContract.config)
+
     @classmethod
     def summary_output(cls, output: Any) -> Any:
         """The part of a stored output that :meth:`aggregate`, :meth:`breakdowns`,
@@ -267,18 +289,10 @@ class Benchmark:
         """Lines printed under the headline table (supplementary views, analyses)."""
         return []
 
-    def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
-        """Score files written by the method's own reference code (its output format), with
-        this benchmark's scorer; a benchmark without such a format says so."""
-        raise OptionError(f"benchmark {self.name!r} does not read another tool's output files")
-
     def mode_label(self) -> str:
         """How this run was scored, as every report must say (e.g. "reference", "strict")."""
         return str(self.config().get("mode") or "reference")
 
-    # -- how a finished run is read (report, HTML report, compare) ---------------------------
-    # These read stored records only. ``primary_metric`` and ``interval_metrics`` are class
-    # methods so a run's statistics stay right even where the benchmark cannot be rebuilt.
     @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
         """The pass/fail score behind pass@k, pass^k, flipped samples and "failed" samples;
@@ -327,3 +341,9 @@ class Benchmark:
         ``{"tool": [...], "error type": [...]}``). Default: none (split, id and pass/fail are
         always offered)."""
         return {}
+
+
+class Benchmark(RunContract, ReportView):
+    """Base class of every benchmark (built-in or installed through an entry point): the run
+    contract (:class:`RunContract`: what a run calls) and the report view (:class:`ReportView`:
+    how its records read)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Callable, Coroutine, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,7 +23,7 @@ from toolscore.benchmarks.registry import make_benchmark
 from toolscore.benchmarks.trust import EVERYTHING, Trust
 from toolscore.models.base import ModelCrashed
 from toolscore.records import RUN_FILE, NotStored, RunConfig, RunStore, RunStoreError, sample_key
-from toolscore.records.store import project_record, without_output
+from toolscore.records.store import project_record
 from toolscore.runs.identity import (
     NO_MODEL,
     default_run_dir,
@@ -31,9 +31,10 @@ from toolscore.runs.identity import (
     same_run,
     slug,
 )
+from toolscore.runs.loaded import Run, load_run, summary_dict
 from toolscore.runs.rebuild import check_trusted, rebuild_benchmark, refuse_withheld
 from toolscore.runs.runner import (
-    RunSummary,
+    RunOptions,
     execute_run,
     new_run_config,
     parse_limit,
@@ -52,50 +53,6 @@ __all__ = ["NO_MODEL", "Run", "RunExecution", "RunIdentity", "default_run_dir", 
            "evaluate_async", "evaluate_run", "evaluate_with", "load_run", "resume",
            "resume_async", "resume_run", "resume_with",
            "run_identity", "score", "score_files", "slug"]
-
-
-@dataclass
-class Run:
-    """A run directory, loaded: configuration, headline metrics and records.
-
-    ``records`` are the latest record of each (sample, epoch), in (id, epoch) order.
-    ``summary`` says what this call did (samples run now, skipped, errors, tokens); it is None
-    for a run that was only loaded.
-    """
-
-    path: Path
-    config: RunConfig
-    metrics: dict[str, Any] | None
-    summary: dict[str, Any] | None = None
-    _records: list[dict[str, Any]] | None = field(default=None, repr=False)
-
-    @property
-    def records(self) -> list[dict[str, Any]]:
-        if self._records is None:
-            latest = RunStore(self.path).latest()
-            self._records = [latest[k] for k in sorted(latest)]
-        return self._records
-
-    def error_count(self) -> tuple[int, int]:
-        """(records that ended in an error, all records), read without their outputs."""
-        latest = RunStore(self.path).latest(without_output)
-        return sum(r.get("status") != "ok" for r in latest.values()), len(latest)
-
-    def to_pandas(self) -> Any:
-        """One row per (sample, epoch): id, epoch, split, status, scores, tokens, time."""
-        from toolscore.records.table import records_frame
-
-        return records_frame(self.records)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"run_dir": str(self.path), "config": self.config.to_dict(),
-                "metrics": self.metrics, "summary": self.summary}
-
-
-def load_run(path: str | Path) -> Run:
-    """A finished (or partial) run directory; a one-line RunStoreError if it is not one."""
-    store = RunStore(path)
-    return Run(store.path, store.config(), store.read_scores())
 
 
 def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -291,7 +248,7 @@ async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: Run
         run.model, role="assistant", base_url=run.base_url, timeout=how.timeout,
         model_args=dict(run.model_args), cache=cache_file if how.workers == 1 else None,
         max_concurrency=concurrency)
-    run_options = how.runner_options(run)
+    run_options = RunOptions.of(run, how)
     # a wrong address: one line now, not after every retry (only for a model with an endpoint
     # to check, and only when there is work: a complete run is read, not rerun)
     if (client is not None and getattr(client.model, "preflight", None) is not None
@@ -327,16 +284,6 @@ async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: Run
             raise RunStopped(stop_facts(f"{e} (score it with: toolscore score {store.path})",
                                         bench, store, run_options)) from e
     return Run(store.path, config, metrics, summary_dict(summary))  # records read on demand
-
-
-def summary_dict(summary: RunSummary) -> dict[str, Any]:
-    u = summary.usage
-    return {"samples": summary.total, "run_now": summary.done, "skipped": summary.skipped,
-            "errors_now": summary.errors, "calls": u.calls, "cached_calls": u.cached_calls,
-            "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-            "tokens": u.total_tokens, "wall_s": round(summary.wall_s, 3),
-            "tokens_by_role": {role: r.total_tokens
-                               for role, r in sorted(summary.usage_by_role.items())}}
 
 
 def evaluate(benchmark: str | Benchmark, model: str | None = None, **kwargs: Any) -> Run:

@@ -92,6 +92,12 @@ class RunOptions:
             raise ValueError(f"--epochs {self.epochs!r}: must be a whole number, 1 or more")
         self.limit = parse_limit(self.limit)
 
+    @classmethod
+    def of(cls, run: RunIdentity, how: RunExecution) -> RunOptions:
+        """What the runner of one process reads of a run and of how it runs."""
+        return cls(max_concurrency=how.max_concurrency, epochs=run.epochs, limit=run.limit,
+                   sample_ids=run.sample_ids, progress=how.progress, shard=how.shard)
+
 
 def parse_limit(limit: Any) -> int | list[int] | None:
     """``N``, ``"N"``, ``"A-B"`` or ``(A, B)`` (1 <= A <= B) as N or [A, B]; a one-line

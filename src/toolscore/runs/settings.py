@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolscore.records import RunConfig
-    from toolscore.runs.runner import RunOptions
 
 
 @dataclass(frozen=True)
@@ -90,16 +89,6 @@ class RunExecution:
     workers: int = 1
     download: bool = True
     on_record: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
-
-    def runner_options(self, run: RunIdentity, max_concurrency: int | None = None
-                       ) -> RunOptions:
-        """What the runner of one process reads (``max_concurrency``: the benchmark's cap
-        applied)."""
-        from toolscore.runs.runner import RunOptions
-
-        return RunOptions(max_concurrency=max_concurrency or self.max_concurrency,
-                          epochs=run.epochs, limit=run.limit, sample_ids=run.sample_ids,
-                          progress=self.progress, shard=self.shard)
 
     def without_callback(self) -> RunExecution:
         """The same, sendable to another process (the callback stays with the parent)."""

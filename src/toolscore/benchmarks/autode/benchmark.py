@@ -37,7 +37,7 @@ from toolscore.benchmarks.autode.release import (
     reference_documents,
 )
 from toolscore.benchmarks.autode.release import COMMIT as RELEASE_COMMIT
-from toolscore.benchmarks.autode.report_view import AutoDEReport
+from toolscore.benchmarks.autode.report_view import AutoDEView
 from toolscore.benchmarks.autode.scoring import (
     exact_match,
     filter_arguments,
@@ -103,7 +103,7 @@ COLUMNS = [Column("n_cases", "cases", "count"), Column("n_trials", "trials", "co
            Column("f1_std", "F1 std", "number")]
 
 
-class AutoDEBenchmark(AutoDEReport, Benchmark):  # report hooks: report_view.py
+class AutoDEBenchmark(AutoDEView, Benchmark):  # its report view: report_view.py
     name = "autode"
     description = "AutoDE (Mu et al. 2024): 276 user scripts over 66 APIs; dynamic/static/human"
     Options = AutoDEOptions

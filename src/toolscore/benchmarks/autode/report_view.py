@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from toolscore.benchmarks.autode.aggregate import _pm, questions_line
-from toolscore.benchmarks.base import Breakdown, Column, IntervalMetric
+from toolscore.benchmarks.base import Breakdown, Column, IntervalMetric, ReportView
 
 INTERVAL_METRICS = [
     IntervalMetric("precision", "precision"),
@@ -102,9 +102,9 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
             "tags": [str(ending)] if ending else [], "sections": [section]}
 
 
-class AutoDEReport:
-    """The report hooks of :class:`~toolscore.benchmarks.base.Benchmark`, for AutoDE's records
-    (mixed into the benchmark class)."""
+class AutoDEView(ReportView):
+    """AutoDE's report view: how its records read (the benchmark is its run contract and
+    this)."""
 
     @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:

@@ -6,11 +6,10 @@ its own plugins), so the protocol and the scorer exist once.
 
 from __future__ import annotations
 
-import sys
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample
 from toolscore.benchmarks.tooltalk import final_state, loaded, protocol
@@ -32,7 +31,7 @@ from toolscore.benchmarks.tooltalk.reference_mode import (  # noqa: F401 - impor
     REFERENCE_SAMPLING,
     ReferenceRequests,
 )
-from toolscore.benchmarks.tooltalk.report_view import ToolTalkReport
+from toolscore.benchmarks.tooltalk.report_view import ToolTalkView
 from toolscore.benchmarks.tooltalk.scoring import (
     ConversationScore,
     TurnCalls,
@@ -57,8 +56,9 @@ COLUMNS = [
 ]
 
 
-class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmark):
-    # report_view.py: reports; reference_mode.py: what the default mode sends
+class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkView, Benchmark):
+    # the run contract here; its report view: report_view.py; what the default mode sends:
+    # reference_mode.py; where its tools come from: options.py
     """ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations over 7 plugins."""
 
     name = "tooltalk"
@@ -67,9 +67,6 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
     dataset = "tooltalk"
     dataset_source = TOOLTALK_DATA
     columns = COLUMNS
-    # a variant's own conversations and tools (see :meth:`variant`); None: ToolTalk's
-    own_data: ClassVar[Path | None] = None
-    own_plugins: ClassVar[list[Plugin] | None] = None
 
     @classmethod
     def locate_data(cls, data: str | Path | None, options: Any, download: bool) -> Path | None:
@@ -93,23 +90,6 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkReport, Benchmar
         data = data_dir or cls.own_data
         assert data is not None
         return cls(data, options, **sources)
-
-    @classmethod
-    def variant(cls, name: str, description: str, *, options: type | None = None,
-                data: Path | None = None, plugins: list[Plugin] | None = None,
-                default_model: str | None = None,
-                reference_requests: bool = True) -> type[ToolTalkBenchmark]:
-        """A benchmark registered under ``name`` that is this class over other defaults
-        (``options``, a subclass of its ``Options``), its own conversations (``data``, in
-        ToolTalk's layout; ``--data`` with ``--plugins``/``--mcp-server``) and its own tools
-        (``plugins``): every option, protocol and scorer are this class's, nothing copied.
-        ``reference_requests=False``: its prompt, documents and sampling are toolscore's."""
-        attrs = {"name": name, "description": description, "__doc__": description,
-                 "Options": options or cls.Options, "dataset": None if data else cls.dataset,
-                 "own_data": data, "own_plugins": plugins, "default_model": default_model,
-                 "reference_requests": reference_requests,
-                 "__module__": _caller_module()}
-        return type(_class_name(name), (cls,), attrs)
 
     def __init__(self, data_dir: str | Path, options: ToolTalkOptions | None = None, *,
                  plugins: list[Plugin] | None = None, name: str | None = None,
@@ -397,12 +377,3 @@ def free_running_protocol() -> Any:
                           "toolscore's serve package: pip install 'toolscore[mcp]'") from None
     return play
 
-
-def _class_name(name: str) -> str:
-    return "".join(part.capitalize() for part in name.replace("_", "-").split("-")) + \
-        "Benchmark"
-
-
-def _caller_module() -> str:
-    """The module that declares a variant (where its class is said to live)."""
-    return str(sys._getframe(2).f_globals.get("__name__", __name__))

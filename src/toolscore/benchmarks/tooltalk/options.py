@@ -4,9 +4,10 @@ see :mod:`toolscore.benchmarks.trust`) what the run recorded."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import MISSING, Field, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from toolscore.benchmarks.base import StoredRun, option
 from toolscore.benchmarks.options import CallApi, call_api_option
@@ -62,8 +63,32 @@ class ToolTalkOptions:
 
 
 class ToolSources:
-    """How a ToolTalk-format benchmark gets its tools (mixed into the benchmark class, which
-    defines ``build``)."""
+    """How a ToolTalk-format benchmark gets its tools and conversations (mixed into the
+    benchmark class, which defines ``build``), and the variants of that class: the same
+    benchmark over other data and tools."""
+
+    Options: ClassVar[type]
+    dataset: ClassVar[str | None]
+    # a variant's own conversations and tools (see :meth:`variant`); None: ToolTalk's
+    own_data: ClassVar[Path | None] = None
+    own_plugins: ClassVar[list[Any] | None] = None
+
+    @classmethod
+    def variant(cls, name: str, description: str, *, options: type | None = None,
+                data: Path | None = None, plugins: list[Any] | None = None,
+                default_model: str | None = None,
+                reference_requests: bool = True) -> type[Any]:
+        """A benchmark registered under ``name`` that is this class over other defaults
+        (``options``, a subclass of its ``Options``), its own conversations (``data``, in
+        ToolTalk's layout; ``--data`` with ``--plugins``/``--mcp-server``) and its own tools
+        (``plugins``): every option, protocol and scorer are this class's, nothing copied.
+        ``reference_requests=False``: its prompt, documents and sampling are toolscore's."""
+        attrs = {"name": name, "description": description, "__doc__": description,
+                 "Options": options or cls.Options, "dataset": None if data else cls.dataset,
+                 "own_data": data, "own_plugins": plugins, "default_model": default_model,
+                 "reference_requests": reference_requests,
+                 "__module__": _caller_module()}
+        return type(_class_name(name), (cls,), attrs)
 
     @classmethod
     def runs_code(cls, options: dict[str, Any]) -> dict[str, str]:
@@ -132,3 +157,13 @@ class ToolSources:
 
 def _default(f: Field[Any]) -> Any:
     return f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+
+
+def _class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("_", "-").split("-")) + \
+        "Benchmark"
+
+
+def _caller_module() -> str:
+    """The module that declares a variant (where its class is said to live)."""
+    return str(sys._getframe(2).f_globals.get("__name__", __name__))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from toolscore.benchmarks.base import Breakdown, Column, IntervalMetric
+from toolscore.benchmarks.base import Breakdown, Column, IntervalMetric, ReportView
 from toolscore.env.similarity import embedder_note
 
 NO_CALL = "(no call)"
@@ -347,9 +347,9 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
             "details": details, "sections": sections}
 
 
-class ToolTalkReport:
-    """The report hooks of :class:`~toolscore.benchmarks.base.Benchmark`, for ToolTalk's
-    records (mixed into the benchmark class; ``self.plugins`` names the tools' plugins)."""
+class ToolTalkView(ReportView):
+    """ToolTalk's report view: how its records read (the benchmark is its run contract and
+    this; ``self.plugins`` names the tools' plugins)."""
 
     plugins: list[Any]
 
