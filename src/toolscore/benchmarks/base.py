@@ -96,7 +96,8 @@ class Breakdown:
 @dataclass
 class RunSettings:
     """The run's settings a benchmark may need for models of its own (a user agent, a judge):
-    they use the run's response cache and limits, through the one client factory."""
+    they use the run's response cache and limits, through the one client factory (bound by
+    the runner from how the run runs, :class:`toolscore.runs.settings.RunExecution`)."""
 
     cache: str | None = "default"
     timeout: float = 120.0

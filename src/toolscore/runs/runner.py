@@ -74,6 +74,9 @@ class SampleModel:
 
 @dataclass
 class RunOptions:
+    """What the runner of one process reads: the samples of the run's identity and how it
+    runs (:meth:`of`, from :mod:`toolscore.runs.settings`), and a worker's share of them."""
+
     max_concurrency: int = 8
     epochs: int = 1
     # N (the first N samples) or [A, B] (samples A to B, 1-based and inclusive, as Inspect's
