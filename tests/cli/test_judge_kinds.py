@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 import toolscore
 from toolscore.benchmarks.acs.data import COLUMNS
 from toolscore.cli import app
-from support.testing.openai_server import FakeOpenAIServer, text_responder
 
 ROWS = [("r1", "Plan 3 meals", "Breakfast 500 kcal, lunch 700 kcal, dinner 800 kcal.",
          "total calories at least 1900", "1", "meal-planning"),
