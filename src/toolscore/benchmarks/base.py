@@ -30,7 +30,7 @@ from toolscore.benchmarks.options import parse_options as parse_options
 from toolscore.benchmarks.options import same_option as same_option
 
 if TYPE_CHECKING:
-    from toolscore.models.client import ModelClient
+    from toolscore.models.client import RunModel
 
 
 @dataclass
@@ -230,7 +230,7 @@ class RunContract:
         calls it, in a thread, before any model request: loaded lazily instead, it would stall
         the requests in flight while the first sample is scored. Default: nothing to load."""
 
-    async def run_sample(self, sample: Sample, model: ModelClient, epoch: int) -> Any:
+    async def run_sample(self, sample: Sample, model: RunModel, epoch: int) -> Any:
         """Run one sample; return its JSON-able output. Infrastructure failures propagate as
         InfraError; model mistakes are recorded in the output and scored."""
         raise NotImplementedError

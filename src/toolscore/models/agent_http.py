@@ -38,7 +38,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from toolscore.models.base import InfraError, strip_credentials
+from toolscore.models.base import InfraError, Model, strip_credentials, url_secrets
 from toolscore.models.providers import Provider
 from toolscore.models.retry import RetryPolicy, call_with_retry
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
@@ -48,7 +48,7 @@ NOT_A_MODEL = ("{name} is a self-driving agent (it runs its own tool loop): run 
                "free-running protocol (--protocol free-running)")
 
 
-class AgentHTTP:
+class AgentHTTP(Model):
     """The agent at ``url`` (the provider's ``model`` part). ``timeout``: seconds for one
     request; a message may run a whole tool loop, hence the generous default."""
 
@@ -60,6 +60,10 @@ class AgentHTTP:
         self.name = f"agent-http:{strip_credentials(self.url)}"
         self.timeout = timeout
         self.policy = RetryPolicy(max_attempts=4, base_delay=0.2, budget_s=retry_budget_s)
+
+    def secrets(self) -> list[str]:
+        """The credentials written into the agent's URL (its name shows it without them)."""
+        return url_secrets(self.url)
 
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "agent-http", "url": strip_credentials(self.url)}

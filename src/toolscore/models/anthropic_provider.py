@@ -13,7 +13,14 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import InfraError, classify_sdk_error, redact, strip_credentials
+from toolscore.models.base import (
+    InfraError,
+    Model,
+    classify_sdk_error,
+    redact,
+    strip_credentials,
+    url_secrets,
+)
 from toolscore.models.loopbound import PerLoop
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
@@ -199,7 +206,7 @@ def classify_error(err: Exception) -> InfraError | None:
     return classify_sdk_error(anthropic, err)
 
 
-class AnthropicModel:
+class AnthropicModel(Model):
     """A Claude model; ``api_key`` defaults to ``$ANTHROPIC_API_KEY``, kept in memory only."""
 
     provider = "anthropic"
@@ -225,6 +232,9 @@ class AnthropicModel:
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, base_url={self.base_url!r})"
+
+    def secrets(self) -> list[str]:
+        return [self._api_key, *url_secrets(self.base_url)]
 
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "anthropic", "model": self.model,

@@ -265,9 +265,16 @@ def redact(err: E, secret: str | list[str] | None) -> E:
         return RuntimeError(clean)  # type: ignore[return-value]
 
 
-def model_secrets(model: Any) -> list[str]:
-    """What a model holds that must never be written: its API key and URL credentials."""
-    found = [getattr(model, "_api_key", None)] + url_secrets(getattr(model, "base_url", None))
+def model_secrets(model: Model | None) -> list[str]:
+    """What ``model`` holds that must never be written (its :meth:`Model.secrets`: API key,
+    URL credentials); none for no model. A provider written before the protocol had
+    ``secrets()`` keeps the protection it had: a key stored as ``_api_key`` and the credentials
+    of its ``base_url``."""
+    if model is None:
+        return []
+    held = getattr(model, "secrets", None)
+    found: list[object] = list(held()) if callable(held) else (
+        [getattr(model, "_api_key", None)] + url_secrets(getattr(model, "base_url", None)))
     return [s for s in found if isinstance(s, str) and s]
 
 
@@ -327,13 +334,47 @@ class ContextLengthExceeded(Exception):
 
 @runtime_checkable
 class Model(Protocol):
-    """``name`` is the full ``provider/model`` id; ``cache_identity`` is whatever besides the
-    request determines the answer (model id, base URL, weights file), used in the cache key."""
+    """A chat model as a provider offers it: everything :class:`~toolscore.models.client.
+    ModelClient` reads from one.
+
+    ``name`` is the full ``provider/model`` id; ``cache_identity`` is whatever besides the
+    request determines the answer (model id, base URL, weights file), used in the cache key;
+    ``generate`` maps one request to one reply and classifies its errors (:class:`InfraError`,
+    :class:`ContextLengthExceeded`).
+
+    The other members have defaults, which a provider gets by subclassing ``Model``:
+    ``cacheable`` False for a model that is free and exact (scripted; caching it only adds
+    noise); ``empty_is_error`` False when an empty reply is the model's answer rather than an
+    infrastructure failure (it would come back on every retry); ``max_concurrency`` the
+    requests the model serves at once (None: no limit of its own); ``base_url`` its endpoint,
+    if it has one; ``secrets()`` what it holds that must never be written (API keys, URL
+    credentials): every error, reply and command line the client lets out is redacted of them.
+    A model whose endpoint can be checked before a run also implements :class:`Reachable`.
+    (A provider written against the first three members alone still works: the client
+    applies these defaults.)
+    """
 
     name: str
+    cacheable: bool = True
+    empty_is_error: bool = True
+    max_concurrency: int | None = None
+    base_url: str | None = None
 
     def cache_identity(self) -> dict[str, object]: ...
 
     async def generate(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> Reply: ...
+
+    def secrets(self) -> list[str]:
+        """The credentials written into ``base_url``; a provider holding a key adds it."""
+        return url_secrets(self.base_url)
+
+
+@runtime_checkable
+class Reachable(Protocol):
+    """A model with an endpoint that can be checked, once before a run, without a request."""
+
+    async def preflight(self) -> None:
+        """Raise :class:`EndpointUnreachable` when nothing answers at the endpoint."""
+        ...

@@ -22,12 +22,14 @@ import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Protocol
 
 from toolscore.models.accounting import record_usage
 from toolscore.models.base import (
     ContextLengthExceeded,
     InfraError,
     Model,
+    Reachable,
     model_secrets,
     redact,
     redact_reply,
@@ -198,9 +200,12 @@ class ModelClient:
         self.failures = 0
         self._rng = random.Random()
         self._said: set[str] = set()  # one-time warnings, shared with with_role's copies
-        # Scripted models (oracle, replay) are free and exact: caching them only adds noise.
-        self._cacheable = bool(getattr(model, "cacheable", True))
-        self._empty_is_error = bool(getattr(model, "empty_is_error", True))
+        # Scripted models (oracle, replay) are free and exact: caching them only adds noise. A
+        # provider written against the protocol's first members alone gets its defaults.
+        self._cacheable = bool(getattr(model, "cacheable", Model.cacheable))
+        self._empty_is_error = bool(getattr(model, "empty_is_error", Model.empty_is_error))
+        self._model_limit: int | None = getattr(model, "max_concurrency", Model.max_concurrency)
+        self._base_url: str | None = getattr(model, "base_url", Model.base_url)
 
     @property
     def name(self) -> str:
@@ -244,7 +249,7 @@ class ModelClient:
         # A model that serialises calls itself (the embedded one) says so; queueing for it must
         # not count against the timeout, so the slot is taken before the first attempt and held
         # through retries (which also backs off the endpoint when it is rate limiting).
-        limit = min(self.max_concurrency, getattr(self.model, "max_concurrency", None) or 10**6)
+        limit = min(self.max_concurrency, self._model_limit or 10**6)
         sem = model_semaphore(self.model.name, limit)
 
         empties: list[int] = []
@@ -330,7 +335,7 @@ class ModelClient:
             None if requested is None else f"{requested} tokens requested") if part)
         if "prompt too long" not in self._said:
             self._said.add("prompt too long")
-            url = strip_credentials(getattr(self.model, "base_url", None))
+            url = strip_credentials(self._base_url)
             where = self.model.name + (f" at {url}" if url else "")
             log.warning("%s: the benchmark's prompt exceeds the model's context%s before the "
                         "model has said anything: those samples are recorded as errors and "
@@ -346,11 +351,10 @@ class ModelClient:
         a user error) rather than after every sample has spent its retries. Delegates to the
         provider's own ``preflight()``; a provider without one (an embedded or scripted model)
         has nothing to check. Sends no request to the model."""
-        check = getattr(self.model, "preflight", None)
-        if check is None:
+        if not isinstance(self.model, Reachable):
             return
         try:
-            await check()
+            await self.model.preflight()
         except Exception as e:
             safe = redact(e, model_secrets(self.model))
             if safe is e:
@@ -370,3 +374,19 @@ class ModelClient:
             self.record_path.parent.mkdir(parents=True, exist_ok=True)
             with self.record_path.open("a", encoding="utf-8") as f:
                 f.write(line + "\n")
+
+
+class RunModel(Protocol):
+    """The run's model as a benchmark's ``run_sample`` receives it (the runner's
+    ``SampleModel``): ``generate`` goes through the run's :class:`ModelClient`, which
+    ``client`` gives for requests made under another role (``client.with_role("judge")``);
+    None when the run has no model."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def client(self) -> ModelClient | None: ...
+
+    async def generate(self, messages: list[Message], tools: list[ToolSpec],
+                       config: GenerateConfig) -> Reply: ...

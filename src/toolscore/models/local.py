@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.models import chatml, toolgrammar
-from toolscore.models.base import InfraError, ModelCrashed
+from toolscore.models.base import InfraError, Model, ModelCrashed
 from toolscore.models.gguf import read_metadata
 from toolscore.models.local_engine import (
     CALL_TOKENS,
@@ -131,7 +131,7 @@ def _close_all() -> None:
         host.close()
 
 
-class LocalModel:
+class LocalModel(Model):
     """An embedded llama.cpp chat model with grammar-constrained tool calling, its native code
     in a child process."""
 

@@ -18,7 +18,14 @@ import json
 import os
 from typing import Any
 
-from toolscore.models.base import ContextLengthExceeded, InfraError, redact, strip_credentials
+from toolscore.models.base import (
+    ContextLengthExceeded,
+    InfraError,
+    Model,
+    redact,
+    strip_credentials,
+    url_secrets,
+)
 from toolscore.models.cache import ToolsMemo
 from toolscore.models.openai_http import ChatEndpoint
 from toolscore.models.openai_legacy import (
@@ -274,7 +281,7 @@ def _userinfo_key(url: str | None) -> str | None:
     return unquote(found) if found else None
 
 
-class OpenAIModel:
+class OpenAIModel(Model):
     """A chat model behind an OpenAI-compatible endpoint.
 
     ``base_url`` defaults to ``$OPENAI_BASE_URL`` (else OpenAI's own); ``api_key`` to
@@ -318,6 +325,9 @@ class OpenAIModel:
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
+
+    def secrets(self) -> list[str]:
+        return [self._api_key, *url_secrets(self.base_url)]
 
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "openai", "model": self.model,

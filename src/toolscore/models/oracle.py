@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from toolscore.models.base import InfraError
+from toolscore.models.base import InfraError, Model
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
 
 _REFERENCE: ContextVar[list[dict[str, Any]] | None] = ContextVar("toolscore_oracle_reference",
@@ -62,7 +62,7 @@ def step_message(step: dict[str, Any], k: int) -> Message:
     return Message(role="assistant", content=step.get("content"), tool_calls=calls)
 
 
-class OracleModel:
+class OracleModel(Model):
     """Replays the current :func:`reference`; past its end, answers with the last step's text
     (or "")."""
 

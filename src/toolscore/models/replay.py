@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolscore.models.base import InfraError
+from toolscore.models.base import InfraError, Model
 from toolscore.models.cache import sha256_json
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
@@ -24,7 +24,7 @@ def replay_key(messages: list[dict[str, Any]], tools: list[dict[str, Any]],
     return sha256_json({"messages": messages, "tools": tools, "tool_choice": tool_choice})
 
 
-class ReplayModel:
+class ReplayModel(Model):
     """Loads the whole file once; a request that was never recorded is a non-retryable error."""
 
     cacheable = False

@@ -22,6 +22,7 @@ from typing import Any
 from toolscore.benchmarks.base import Benchmark, Sample
 from toolscore.models.accounting import UsageLedger, usage_ledger
 from toolscore.models.base import InfraError, ModelCrashed
+from toolscore.models.client import ModelClient
 from toolscore.records import NotStored, RunConfig, RunStore, RunStoreError
 from toolscore.runs.progress import Progress
 from toolscore.runs.settings import RunExecution, RunIdentity
@@ -54,7 +55,7 @@ def package_versions() -> dict[str, str]:
 class SampleModel:
     """The model as one sample sees it: same client, usage counted for this sample only."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: ModelClient | None) -> None:
         self.client = client
         self.usage = Usage()
 

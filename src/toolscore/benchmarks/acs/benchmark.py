@@ -236,7 +236,7 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
         from toolscore.benchmarks.acs.verify.constraints import Abstain, parse_constraint
 
         v = verify(row.request, row.response, row.constraint, row.domain)
-        client = getattr(model, "client", model)
+        client = model.client
         name = f"hybrid({getattr(client, 'name', 'model')})"
         parsed = parse_constraint(row.constraint, row.request, row.domain)
         if v.label is not None or isinstance(parsed, Abstain):
@@ -272,7 +272,7 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
                              seed=self.options.seed)
         cfg = self.judge_config
         if cfg is None:
-            client = getattr(model, "client", model)
+            client = model.client
             if hasattr(client, "with_role"):
                 client = client.with_role("judge")
             return LLMJudge(client, config=gen)

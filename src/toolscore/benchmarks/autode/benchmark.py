@@ -317,7 +317,7 @@ class AutoDEBenchmark(AutoDEView, Benchmark):  # its report view: report_view.py
         """The user agent's model client: the assistant's own unless ``user_model`` is set;
         either way its tokens are counted under the role "user"."""
         if self.options.user_model is None:
-            client = getattr(model, "client", model)
+            client = model.client
             return client.with_role("user") if hasattr(client, "with_role") else client
         if self._user_client is None:
             from toolscore.models.factory import make_client

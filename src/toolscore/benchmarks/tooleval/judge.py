@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolscore.judges.llm import LLMJudge, PromptTemplate, Verdict
 from toolscore.models.base import InfraError
 from toolscore.types import GenerateConfig
+
+if TYPE_CHECKING:
+    from toolscore.models.client import RunModel
 
 MAX_TOKENS = 512  # per verdict in the stable mode (the reference mode sends its config's)
 JUDGE_SEED = 0  # the stable mode's sampling seed (vote v sends seed + v); the reference sends none
@@ -95,13 +98,13 @@ def judge_id(config: Any, model_name: str) -> str | None:
     return str(config.id)
 
 
-def sample_judge(model: Any, temperature: float, config: Any = None,
+def sample_judge(model: RunModel, temperature: float, config: Any = None,
                  call_api: str | None = None) -> SampleJudge:
     """The judge for one sample over the run's ``model`` (the runner's per-sample view of the
-    client, or a client itself). ``config`` (a judge configuration) replaces the system prompt
-    and the temperature, and names the verdicts; ``call_api`` is the request shape the
-    reference mode asks for (``GenerateConfig.call_api``)."""
-    client = getattr(model, "client", model)
+    client). ``config`` (a judge configuration) replaces the system prompt and the
+    temperature, and names the verdicts; ``call_api`` is the request shape the reference mode
+    asks for (``GenerateConfig.call_api``)."""
+    client = model.client
     if hasattr(client, "with_role"):
         client = client.with_role("judge")
     watched = _Watched(client)
