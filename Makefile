@@ -70,8 +70,11 @@ browser:
 test: install $(ST_STAMP) browser
 	$(BIN)/python -m pytest -q
 
+# Style, the layer contract, and types (mypy; its settings are in pyproject.toml).
 lint: install
 	$(BIN)/ruff check src tests perf
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) runs
