@@ -273,8 +273,10 @@ def model_secrets(model: Model | None) -> list[str]:
     if model is None:
         return []
     held = getattr(model, "secrets", None)
-    found: list[object] = list(held()) if callable(held) else (
-        [getattr(model, "_api_key", None)] + url_secrets(getattr(model, "base_url", None)))
+    if callable(held):
+        found: list[object] = list(held())
+    else:
+        found = [getattr(model, "_api_key", None), *url_secrets(getattr(model, "base_url", None))]
     return [s for s in found if isinstance(s, str) and s]
 
 

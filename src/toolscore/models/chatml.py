@@ -150,8 +150,9 @@ def render(template: str | None, chat: list[dict[str, str]], *, bos_token: str =
            eos_token: str = "") -> str:
     """The prompt text: ``chat`` rendered by ``template`` (ChatML when None), ending with the
     opening of the assistant's turn."""
-    return _compile(template or CHATML).render(messages=chat, add_generation_prompt=True,
-                                               bos_token=bos_token, eos_token=eos_token)
+    text: str = _compile(template or CHATML).render(messages=chat, add_generation_prompt=True,
+                                                    bos_token=bos_token, eos_token=eos_token)
+    return text
 
 
 _HEAD = re.compile(r'\s*<tool_call>\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*'

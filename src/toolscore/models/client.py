@@ -297,7 +297,7 @@ class ModelClient:
             else:
                 if not e.retryable:
                     self.failures += 1
-                safe = redact(e, secrets)
+                safe: Exception = redact(e, secrets)
                 log.warning("%s (%s) failed: %s", self.model.name, self.role, safe)
                 if safe is e:
                     raise

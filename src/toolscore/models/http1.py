@@ -24,6 +24,8 @@ import asyncio
 import zlib
 from typing import Any
 
+from toolscore.models.deadline import timeout_at
+
 MAX_HEAD = 64 * 1024  # a status line and headers longer than this are not an HTTP response
 # Bytes read per receive, into the connection's own buffer. asyncio's default (a plain
 # Protocol) reads into a new 256 KiB bytes object each time, which glibc maps and unmaps
@@ -257,7 +259,7 @@ class Pool:
     async def _connect(self, deadline: float) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
-            async with asyncio.timeout_at(deadline):
+            async with timeout_at(deadline):
                 _, conn = await loop.create_connection(_Connection, self.host, self.port)
         except OSError as e:
             raise HTTPError(f"cannot connect to {self.host}:{self.port}: {e}") from None

@@ -181,6 +181,7 @@ class LlamaEngine:
             if out is None:  # the first token opens a call: write the calls under the grammar
                 constrained = True
                 out, finish = self._decode(tokens, grammar, cap, choose=False)
+                assert out is not None  # only a choosing decode stops before its first token
         finally:
             self.states.settle(self.llm, len(tokens))
         return out, constrained, finish

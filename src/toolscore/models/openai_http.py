@@ -39,6 +39,7 @@ from toolscore.models.base import (
     retry_after,
     strip_credentials,
 )
+from toolscore.models.deadline import timeout as time_limit
 from toolscore.models.loopbound import PerLoop
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -202,7 +203,7 @@ async def check_reachable(url: str, proxy: str | None = None,
     what = "proxy " if proxy else ""
     loop = asyncio.get_running_loop()
     try:
-        async with asyncio.timeout(timeout):
+        async with time_limit(timeout):
             try:
                 found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
             except socket.gaierror as e:
@@ -266,7 +267,10 @@ def env_proxy(url: str) -> str | None:
     once: the SDK's HTTP client honoured them, and aiohttp's own ``trust_env`` would also look
     the host up in ``~/.netrc`` on a worker thread for every request."""
     from urllib.parse import urlsplit
-    from urllib.request import getproxies_environment, proxy_bypass_environment
+    from urllib.request import (  # type: ignore[attr-defined]  # in urllib, not in its stubs
+        getproxies_environment,
+        proxy_bypass_environment,
+    )
 
     parts = urlsplit(url)
     proxies = getproxies_environment()

@@ -34,7 +34,8 @@ class Provider:
     def __call__(self, model: str, **options: Any) -> Model:
         module, _, attr = self.target.partition(":")
         cls = getattr(importlib.import_module(module), attr)
-        return cls(model, **options) if model else cls(**options)
+        made: Model = cls(model, **options) if model else cls(**options)
+        return made
 
 
 OPENAI = Provider("openai", "toolscore.models.openai_provider:OpenAIModel", "openai/gpt-4o-mini",
@@ -73,7 +74,8 @@ def get_model(name: str, **options: Any) -> Model:
         factory = PROVIDERS.load(provider)
     except ExtensionError as e:
         raise ValueError(f"{e} (in model name {name!r})") from None
-    return factory(model, **options)
+    made: Model = factory(model, **options)
+    return made
 
 
 def list_models() -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from toolscore.models.base import InfraError
+from toolscore.models.deadline import timeout as time_limit
 
 T = TypeVar("T")
 
@@ -75,7 +76,7 @@ async def call_with_retry(
         try:
             # asyncio.timeout, not wait_for: wait_for ran each attempt as a task of its own
             # (a task, a timer and two extra loop steps per model call)
-            async with asyncio.timeout(limit):
+            async with time_limit(limit):
                 return await fn(attempt)
         except TimeoutError:
             last = InfraError(f"timed out after {limit:.1f}s", retryable=True, status=None)

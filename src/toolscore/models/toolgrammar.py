@@ -42,7 +42,9 @@ def literal(text: str) -> str:
 def _converter() -> Any:
     from llama_cpp.llama_grammar import SchemaConverter
 
-    return SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    # llama_cpp leaves SchemaConverter.__init__ unannotated
+    return SchemaConverter(  # type: ignore[no-untyped-call]
+        prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
 
 
 def _arguments_rules(schema: Any, name: str) -> list[str]:

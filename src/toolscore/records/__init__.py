@@ -1,7 +1,7 @@
 """The typed run artefact and the store that reads and writes it (bottom layer: every layer
 above may read a run directory)."""
 
-from toolscore.records.files import NotStored, UnsafeFile
+from toolscore.records.files import NotStored, RunStoreError, UnsafeFile
 from toolscore.records.schema import (
     FORMAT_VERSION,
     RecordError,
@@ -14,7 +14,6 @@ from toolscore.records.store import (
     SAMPLES_FILE,
     SCORES_FILE,
     RunStore,
-    RunStoreError,
     sample_key,
 )
 

@@ -5,12 +5,12 @@ from toolscore.runs.api import (
     evaluate,
     evaluate_async,
     load_run,
-    rebuild_benchmark,
     resume,
     resume_async,
     score,
     score_files,
 )
+from toolscore.runs.rebuild import rebuild_benchmark
 
 __all__ = ["Run", "evaluate", "evaluate_async", "load_run", "rebuild_benchmark", "resume",
            "resume_async", "score", "score_files"]

@@ -257,7 +257,8 @@ async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: Run
     if new:
         identity = client.model.cache_identity() if client is not None else {}
         config = new_run_config(bench, run, how, identity)
-        config.command = redact_argv(config.command, model_secrets(client and client.model))
+        config.command = redact_argv(config.command,
+                                     model_secrets(None if client is None else client.model))
         store.write_config(config)
     else:
         config = store.config()

@@ -146,10 +146,10 @@ def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
     if shard is None:
         return None
     if isinstance(shard, str):
-        k, sep, n = shard.partition("/")
-        if not (sep and k.strip().isdigit() and n.strip().isdigit()):
+        first, sep, last = shard.partition("/")
+        if not (sep and first.strip().isdigit() and last.strip().isdigit()):
             raise ValueError(f"--shard {shard!r}: expected K/N, e.g. 1/4")
-        shard = (int(k), int(n))
+        shard = (int(first), int(last))
     k, n = shard
     if not 1 <= k <= n:
         raise ValueError(f"--shard {k}/{n}: K must be between 1 and N")

@@ -13,7 +13,7 @@ still stops a script's loop over models as Ctrl-C should, but with the same fact
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,7 +95,8 @@ class _Interrupted:
 interrupted = _Interrupted()
 
 
-def stoppable(run_sync: Callable[[Callable[[], Any]], T], make: Callable[[], Any]) -> T:
+def stoppable(run_sync: Callable[[Callable[[], Coroutine[Any, Any, T]]], T],
+              make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """``run_sync(make)``, with Ctrl-C raised as a RunInterrupted that says what was kept, and
     a record that could not be stored (a full disk) as a RunStopped."""
     interrupted.take()

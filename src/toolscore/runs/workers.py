@@ -138,7 +138,7 @@ async def run_in_workers(bench: Benchmark, store: RunStore, job: WorkerJob, opti
     # forked workers share this process's benchmark; others rebuild it from run.json (one
     # made by name) or unpickle it, pickled once before any worker starts
     payload = bench if forked else None if job.registered else _pickled(bench)
-    handles = []
+    handles: list[_Handle] = []
     try:
         for k, (keys, concurrency) in enumerate(zip(deal, shares(options.max_concurrency, n),
                                                     strict=True)):
