@@ -275,7 +275,7 @@ def jsonl_object(text: str, path: Path, number: int) -> dict[str, Any]:
 # json.loads's own scanner (the C one when available), called directly: json.loads checks its
 # argument's type and matches whitespace around the value with two regular expressions, a
 # fifth of the time of decoding a short line.
-_SCAN = json.JSONDecoder().scan_once
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__; not in the stubs
 
 
 def read_structured(path: Path) -> Any:

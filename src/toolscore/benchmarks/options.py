@@ -159,8 +159,8 @@ def coerce(value: Any, hint: Any, where: str) -> Any:
             value = [value]
         if not isinstance(value, (list, tuple)):
             raise OptionError(f"{where}: expected a list, got {value!r}")
-        inner = args[0] if args else Any
-        return [coerce(v, inner, where) for v in value]
+        item = args[0] if args else Any
+        return [coerce(v, item, where) for v in value]
     if hint is Any:
         return value
     if hint is bool:

@@ -131,7 +131,7 @@ autode_app = click.Group("autode", help="AutoDE analyses and user-script tools."
 
 
 def _gold(
-    runs: list[Path], data_dir: Path | None, scripts: Path | None, apis: Path | None
+    runs: list[Path], data_dir: Path | str | None, scripts: Path | None, apis: Path | None
 ) -> tuple[Any, Any]:
     """Scripts and API documents: as given, else a run directory's own, else the dataset's."""
     from toolscore.benchmarks.autode import load_api_docs, load_scripts

@@ -8,7 +8,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import click
 from rich.console import Console
@@ -102,7 +102,7 @@ class UserErrors:
     def __enter__(self) -> UserErrors:
         return self
 
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> Literal[False]:
         if value is not None and isinstance(value, USER_ERRORS) and not isinstance(
                 value, click.exceptions.Exit):
             debug_traceback(value)
@@ -119,7 +119,7 @@ class StoppedRuns:
     def __enter__(self) -> StoppedRuns:
         return self
 
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> Literal[False]:
         from toolscore.runs.stopped import RunInterrupted, RunStopped
 
         if isinstance(value, (RunStopped, RunInterrupted)):

@@ -365,7 +365,7 @@ def report(
 
             page, doc = write_report(run_dir, html_out, seed=seed, prices=prices)
             err.print(f"wrote {page}", highlight=False, soft_wrap=True)
-    except (*USER_ERRORS, OSError) as e:  # OSError: --html FILE cannot be written
+    except USER_ERRORS + (OSError,) as e:  # OSError: --html FILE cannot be written
         _fail(str(e))
         return
     if json_out:

@@ -108,7 +108,7 @@ def _click_option(f: dataclasses.Field[Any], hint: Any) -> click.Option | None:
         return None
     flag = meta.get("flag") or "--" + f.name.replace("_", "-")
     default = (f.default if f.default is not dataclasses.MISSING
-               else f.default_factory())  # type: ignore[misc]
+               else f.default_factory())  # type: ignore[operator]  # no default: a factory
     help_text = meta.get("help", "")
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):

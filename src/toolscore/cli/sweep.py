@@ -92,7 +92,8 @@ def run_command(plan: Path, workers: int, index: int | None, executor: str,
             results = run_local(manifest, workers=workers, on_result=show)
     results.sort(key=lambda r: (r["index"], r.get("shard") or ""))
     states = [r["state"] for r in results]
-    doc = {"units": results, "counts": {s: states.count(s) for s in sorted(set(states))}}
+    doc: dict[str, Any] = {"units": results,
+                           "counts": {s: states.count(s) for s in sorted(set(states))}}
     if json_out:
         emit_json(doc)
     else:

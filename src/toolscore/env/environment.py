@@ -115,6 +115,7 @@ class Environment:
         self._touched: set[str] | None = None  # None: unknown, treat every database as changed
         self._assumed_touched: set[str] = set()  # touched before assume_hashes: reset drops
         self._known: dict[str, str] = {}
+        self._restored: dict[str, bytes] = {}  # see restore
         self._lazy = True  # databases not in _dbs are loaded from the snapshot when asked for
         self.reset()
 
@@ -152,7 +153,7 @@ class Environment:
             for name in self._touched | self._assumed_touched:
                 self._dbs.pop(name, None)
         self._touched = set()
-        self._restored: dict[str, bytes] = {}  # see restore
+        self._restored = {}  # see restore
         self._known = {}  # see assume_hashes
         self._expected: tuple[dict[str, bytes], dict[str, str]] = ({}, {})  # see expect
         self._assumed_touched = set()
@@ -212,10 +213,10 @@ class Environment:
         there: the reference protocol starts each turn from the ground truth of every earlier
         turn. A database is unpickled only when a tool first asks for it."""
         self.reset()
+        self._touched = set(checkpoint.blobs)  # reset() left it empty
         for name, blob in checkpoint.blobs.items():
             self._dbs.pop(name, None)  # (one a lookup read from the initial state)
             self._restored[name] = blob
-            self._touched.add(name)  # type: ignore[union-attr]  (reset() just made it a set)
         self.session = _copy(checkpoint.session)
         for name, state in checkpoint.rngs.items():
             self._rngs[name] = rng = random.Random(0)  # (no seed would read os.urandom)
@@ -330,7 +331,7 @@ class Environment:
             if self.session is None:
                 return CallRecord(name, arguments, None, NOT_LOGGED_IN)
             kwargs["session_token"] = self.session.token
-        reads = None if tool.action else {}
+        reads: dict[str, int] | None = None if tool.action else {}
         self._reads = reads
         try:
             tool.check_arguments(kwargs)

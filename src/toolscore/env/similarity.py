@@ -217,7 +217,7 @@ class Sent2VecDistilBertEmbedder:
         self.name = (f"sent2vec/{distilbert_files.REPO.split('/')[-1]}@"
                      f"{distilbert_files.REVISION[:12]}")
         try:
-            folder = distilbert_files.locate(self.path, download=False)
+            folder: Path | None = distilbert_files.locate(self.path, download=False)
         except distilbert_files.ModelFilesMissing:  # an error on load, or a download then
             folder = Path(self.path) if self.path else None
         if folder is not None and not distilbert_files.pinned(folder):

@@ -196,7 +196,8 @@ def _binding_error(label: str, fn: Callable[..., Any], arguments: dict[str, Any]
         return None  # the usual case, decided without walking the signature
     params = _parameters(fn)
     if not any(p.kind is p.VAR_KEYWORD for p in params):
-        named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        named = frozenset(p.name for p in params
+                          if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
         for key in arguments:
             if key not in named:
                 return f"{label}() got an unexpected keyword argument '{key}'"

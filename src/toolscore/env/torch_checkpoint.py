@@ -18,7 +18,7 @@ import pickle
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -79,7 +79,7 @@ _ALLOWED = {("collections", "OrderedDict"): OrderedDict,
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: BinaryIO, path: Path) -> None:
+    def __init__(self, file: IO[bytes], path: Path) -> None:
         super().__init__(file)
         self.path = path
         self.storages: dict[str, _Storage] = {}

@@ -207,10 +207,10 @@ def parse_verdict(text: str, labels: tuple[str, ...], key: str = "label", *,
                 return wanted[_norm(value)], reason if isinstance(reason, str) else json.dumps(
                     reason)
     if loose:
-        spellings = [*labels, *(s for group in (aliases or {}).values() for s in group)]
-        spellings.sort(key=len, reverse=True)
+        forms = [*labels, *(s for group in (aliases or {}).values() for s in group)]
+        forms.sort(key=len, reverse=True)
         pattern = (rf'"?{re.escape(key)}"?\s*[:=]\s*"?('
-                   + "|".join(re.escape(s) for s in spellings) + r")\b")
+                   + "|".join(re.escape(s) for s in forms) + r")\b")
         found = re.findall(pattern, text, re.I)
         if found:
             return wanted[_norm(found[-1])], ""

@@ -268,7 +268,8 @@ class Pool:
     async def _exchange(self, conn: _Connection, message: bytes, deadline: float,
                         reused: bool) -> Response:
         loop = asyncio.get_running_loop()
-        waiter = conn.waiter = loop.create_future()
+        waiter: asyncio.Future[Response] = loop.create_future()
+        conn.waiter = waiter
         conn.transport.write(message)
         timer = loop.call_at(deadline, _expire, waiter)
         try:

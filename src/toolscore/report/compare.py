@@ -126,8 +126,9 @@ def config_warnings(config_a: dict[str, Any], config_b: dict[str, Any]) -> list[
 
 
 def _flips(shared: list[Key], recs_a: dict[Key, dict[str, Any]],
-           recs_b: dict[Key, dict[str, Any]], metric: str) -> dict[str, list[dict[str, Any]]]:
-    lost, gained = [], []
+           recs_b: dict[Key, dict[str, Any]], metric: str) -> dict[str, Any]:
+    lost: list[dict[str, Any]] = []
+    gained: list[dict[str, Any]] = []
     for key in shared:
         a = (recs_a[key].get("scores") or {}).get(metric)
         b = (recs_b[key].get("scores") or {}).get(metric)

@@ -28,7 +28,7 @@ SUMMARY_METADATA = (str, int, float, bool, type(None))  # the small values a lis
 
 def summary_of(sample: dict[str, Any]) -> dict[str, Any]:
     """The row of one sample in the viewer's list: no transcript, no nested score details."""
-    doc = {k: sample[k] for k in ("id", "epoch", "input", "target", "model_usage",
+    doc: dict[str, Any] = {k: sample[k] for k in ("id", "epoch", "input", "target", "model_usage",
                                   "role_usage", "total_time") if k in sample}
     doc["metadata"] = {k: v for k, v in (sample.get("metadata") or {}).items()
                        if isinstance(v, SUMMARY_METADATA)}

@@ -49,14 +49,14 @@ def columns(records: list[dict[str, Any]], m: IntervalMetric
     num_key, den_key = m.numerator, m.denominator
     for r in records:
         scores = r.get("scores") or {}
-        num = scores.get(num_key)
+        num: Any = scores.get(num_key)
         kind = type(num)
         if kind is not bool and not (kind in (int, float) and math.isfinite(num)):
             num = value_of(r, num_key)  # subclasses and the rest: the general reading
             if num is None:
                 continue
         if den_key is not None:
-            den = scores.get(den_key)
+            den: Any = scores.get(den_key)
             kind = type(den)
             if kind is not bool and not (kind in (int, float) and math.isfinite(den)):
                 den = value_of(r, den_key)

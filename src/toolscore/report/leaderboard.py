@@ -138,7 +138,7 @@ def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | Non
     key = _split_key(list(splits), split)
     row = next((r for r in splits.get(key, []) if spec is not None and r["label"] == spec.label),
                None) if key is not None else None
-    repeats = ((doc.get("repeats") or {}).get("splits") or {}).get(
+    repeats: Any = ((doc.get("repeats") or {}).get("splits") or {}).get(
         key if key is not None else "", None)
     epochs = int(doc["epochs"])
     pass_k = None

@@ -126,7 +126,7 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],
     return (observed - expected) / (1.0 - expected)
 
 
-def cluster_members(groups: ArrayLike) -> list[list[int]] | None:
+def cluster_members(groups: ArrayLike | Sequence[Hashable]) -> list[list[int]] | None:
     """The rows of each distinct label of ``groups``, labels in order of first appearance (the
     order the cluster bootstrap draws them in); None when every row is its own group."""
     labels = np.asarray(groups).ravel().tolist()

@@ -167,7 +167,7 @@ def sessions_of(ex: Extraction) -> tuple[Session, ...]:
     out = []
     for s in ex.sessions:
         items = [Exercise(e.name, _f(e.minutes), _f(e.calories), _f(e.sets), _f(e.reps),
-                          None if e.weight is None else _f(e.weight) * (
+                          None if e.weight is None else Fraction(str(e.weight)) * (
                               KG_PER_LB if e.weight_unit == "lb" else 1),
                           rest=e.rest) for e in s.exercises]
         if [e for e in items if not e.rest]:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -292,8 +292,11 @@ class DialogueStats:
         counts = self.counted.get(key)
         if counts is None:
             facts = self.case(uuid)
+            # (role, message) pairs again: only a role may be None
+            turns = cast("tuple[tuple[str | None, str], ...]",
+                         tuple(zip(flat[::2], flat[1::2], strict=True)))
             counts = self.counted[key] = (0, 0) if facts is None else count_questions(
-                facts, tuple(zip(flat[::2], flat[1::2], strict=True)))
+                facts, turns)
         return counts
 
     @staticmethod

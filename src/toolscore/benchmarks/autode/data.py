@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from toolscore.data import DataError, iter_jsonl
 from toolscore.types import Message
@@ -138,7 +138,7 @@ def _slots(obj: dict[str, Any], where: str, *, gold: bool) -> dict[str, Any]:
 def parse_background(text: str, where: str) -> tuple[str, str, str]:
     """Split the three ``Character: / Background: / Purpose:`` lines of a user script."""
     lines = [line for line in text.split("\n") if line.strip()]
-    values = []
+    values: list[str] = []
     for name, line in zip(BACKGROUND_FIELDS, lines, strict=False):
         prefix = f"{name}:"
         if not line.startswith(prefix):
@@ -198,7 +198,8 @@ def load_results(path: Path) -> ResultFile:
         for key in zip(flat[::2], flat[1::2], strict=True):
             turn = interned.get(key)
             if turn is None:
-                turn = interned[key] = Turn(*key)
+                # record_fields let only the two roles through
+                turn = interned[key] = Turn(cast(Role, key[0]), key[1])
             turns.append(turn)
         result.records.append(TrialRecord(uuid=uuid, background=background,
                                           content=tuple(turns), api=api, slots=dict(slots),
@@ -228,7 +229,7 @@ def record_fields(obj: dict[str, Any]) -> RecordFields | None:
             and (reason is None or type(reason) is str)
             and (trial_uuid is None or type(trial_uuid) is str)):
         return None
-    flat = []
+    flat: list[str] = []
     for m in content:
         if type(m) is not dict:
             return None

@@ -83,7 +83,7 @@ class ResultReader:
         self.questions = questions
         self.forms = _Forms()
         self.gold_forms: dict[str, dict[str, str]] = {}
-        self.seen: dict[str, LineFacts] = {}
+        self.seen: dict[bytes, LineFacts] = {}
 
     def read(self, path: Path) -> list[LineFacts]:
         """The facts of each record of ``path`` in file order. The first bad field (in file

@@ -80,7 +80,7 @@ def describe_run(name: str) -> RunName:
     """Parse ``a_<assistant>_static*``, ``a_<assistant>_human*``, ``u_<user>_a_<assistant>*``."""
     match = re.match(r"^u_(?P<user>[a-z0-9]+)_a_(?P<rest>.+)$", name)
     if match:
-        user = match["user"]
+        user: str | None = match["user"]
         rest = match["rest"]
         method = "human" if user == "human" else "dynamic"
     elif name.startswith("a_"):
@@ -203,7 +203,7 @@ def _score_results(path: Path, scripts: Sequence[UserScript], reader: ResultRead
     no_docs = reader.params is None
     redundant = None
     if reader.questions is not None:
-        counts = [f.questions for f in used]
+        counts = [f.questions for f in used if f.questions is not None]
         redundant = DialogueStats.summary(len(counts), sum(q for q, _ in counts),
                                           sum(r for _, r in counts),
                                           sum(r > 0 for _, r in counts))
@@ -215,9 +215,9 @@ def _score_results(path: Path, scripts: Sequence[UserScript], reader: ResultRead
         call_rate=_share(sum(f.called for f in used), pairs),
         refusal_rate=_share(sum(f.refused for f in used), len(used)),
         hallucinated_parameter_rate=None if no_docs else _share(
-            sum(f.hallucinated for f in used), len(used)),
+            sum(bool(f.hallucinated) for f in used), len(used)),
         hallucinated_parameter_rate_successful=None if no_docs else _share(
-            sum(f.hallucinated for f in successful), len(successful)),
+            sum(bool(f.hallucinated) for f in successful), len(successful)),
         mean_dialogue_length=sum(f.length for f in used) / len(used),
         redundant_questions=redundant, per_case_f1=exact.per_case_f1(),
     )

@@ -216,9 +216,10 @@ def read_sheet(path: Path, sheet: str) -> list[Row] | None:
                 raise Unsupported("not a transitional SpreadsheetML workbook")
             sheets = {s.get("name"): s.get(_DOC_REL + "id") for s in
                       workbook.iter(MAIN + "sheet")}
-            if sheet not in sheets or sheets[sheet] not in rels:
+            target = sheets.get(sheet)
+            if target is None or target not in rels:
                 raise Unsupported(f"no sheet {sheet!r}")
-            kind, member = rels[sheets[sheet]]
+            kind, member = rels[target]
             if not kind.endswith("/worksheet"):
                 raise Unsupported(f"{sheet!r} is not a worksheet")
             strings = _shared_strings(archive, rels)

@@ -16,7 +16,7 @@ import ast
 import math
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from toolscore.env.environment import Environment
 from toolscore.env.plugin import Plugin
@@ -244,7 +244,7 @@ def _evaluate(node: ast.AST) -> float:
     if isinstance(node, ast.Expression):
         return _evaluate(node.body)
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return cast(float, node.value)  # an int or a float, not a bool
     if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
         return _OPS[type(node.op)](_evaluate(node.operand))
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:

@@ -294,7 +294,7 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
 
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
         """The query, the answer judged, and every verdict with its reason."""
-        output = record.get("output") if isinstance(record.get("output"), dict) else {}
+        output: dict[str, Any] = record["output"] if isinstance(record.get("output"), dict) else {}
         scores = record.get("scores") or {}
         passed = scores.get("passed")
         summary = "" if not scores else "no answer (not counted)" if scores.get(

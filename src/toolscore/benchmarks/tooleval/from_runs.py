@@ -169,7 +169,8 @@ def load_run_report(run_dir: str | Path) -> tuple[list[Sample], dict[str, Any]]:
         if benchmark_name != "autode":  # ToolTalk/demo need the data for the user's turns
             raise
         benchmark = None  # AutoDE records hold the dialogue; only tool schemas are lost
-    data = {s.id: s.data for s in benchmark.samples()} if benchmark_name != "autode" else {}
+    data = ({s.id: s.data for s in benchmark.samples()}
+            if benchmark is not None and benchmark_name != "autode" else {})
     epochs = {int(r.get("epoch", 0)) for r in records}
     samples: list[Sample] = []
     skipped: list[str] = []

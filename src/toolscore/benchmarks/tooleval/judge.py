@@ -105,7 +105,7 @@ def sample_judge(model: RunModel, temperature: float, config: Any = None,
     temperature, and names the verdicts; ``call_api`` is the request shape the reference mode
     asks for (``GenerateConfig.call_api``)."""
     client = model.client
-    if hasattr(client, "with_role"):
+    if client is not None:
         client = client.with_role("judge")
     watched = _Watched(client)
     if config is not None and config.temperature is not None:

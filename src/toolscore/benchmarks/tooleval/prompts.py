@@ -130,7 +130,7 @@ def _clip(text: str, limit: int) -> str:
 
 def render_path(steps: list[Step], limit: int = 800) -> str:
     """A solution path as numbered lines (system prompt and user query left out)."""
-    lines = []
+    lines: list[str] = []
     for step in steps:
         if step.role == "tool":
             lines.append(f"{len(lines) + 1}. call {step.name}({_clip(step.arguments or '', limit)})"

@@ -99,7 +99,7 @@ def query_result(record: dict[str, Any], strict: bool) -> QueryResult:
     as an error (the judge's infrastructure failed) counts as one judge error, as it did when
     the commands judged outside a run."""
     meta = record.get("meta") or {}
-    output = record.get("output") if isinstance(record.get("output"), dict) else {}
+    output: dict[str, Any] = record["output"] if isinstance(record.get("output"), dict) else {}
     subset = str(output.get("subset") or meta.get("split") or "")
     qid = str(output.get("query_id") or str(record.get("id", "")).partition("/")[2])
     if record.get("status") != "ok":

@@ -107,7 +107,7 @@ def placeholder(pair: Pair) -> Answered:
 def comparison(record: dict[str, Any]) -> Comparison:
     """A stored record as the win-rate summary's :class:`Comparison`; a sample the runner
     recorded as an error (infrastructure) is one judge error."""
-    output = record.get("output") if isinstance(record.get("output"), dict) else {}
+    output: dict[str, Any] = record["output"] if isinstance(record.get("output"), dict) else {}
     subset = str(output.get("subset") or (record.get("meta") or {}).get("split") or "")
     qid = str(output.get("query_id") or str(record.get("id", "")).partition("/")[2])
     if record.get("status") != "ok":

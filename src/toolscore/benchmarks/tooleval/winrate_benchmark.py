@@ -321,7 +321,7 @@ class ToolEvalWinRateBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
         return lines
 
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
-        output = record.get("output") if isinstance(record.get("output"), dict) else {}
+        output: dict[str, Any] = record["output"] if isinstance(record.get("output"), dict) else {}
         c = output.get("comparison") or {}
         messages = [{"role": "user", "content": output.get("query", "")}]
         for r in c.get("rounds") or []:

@@ -89,7 +89,7 @@ async def play_round(judge: LLMJudge, samples: dict[str, Sample], round_: int, s
     if labels is not None and all(labels[s] is not None for s in SIDES):
         passed = {s: labels[s]["label"] for s in SIDES}
         if passed[CANDIDATE] != passed[REFERENCE] and None not in passed.values():
-            winner = CANDIDATE if passed[CANDIDATE] else REFERENCE
+            winner: str | None = CANDIDATE if passed[CANDIDATE] else REFERENCE
             return {"round": round_, "winner": winner, "why": "pass label"}
     missing = [side for side in SIDES if samples[side].answer is None]
     if missing:

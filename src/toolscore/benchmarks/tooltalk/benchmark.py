@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from toolscore.benchmarks.base import Benchmark, Column, OptionError, Sample
 from toolscore.benchmarks.tooltalk import final_state, loaded, protocol
@@ -64,7 +64,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkView, Benchmark)
     name = "tooltalk"
     description = "ToolTalk (Farn & Shin 2023): 28 easy + 50 hard conversations, 7 plugins"
     Options = ToolTalkOptions
-    dataset = "tooltalk"
+    dataset: ClassVar[str | None] = "tooltalk"
     dataset_source = TOOLTALK_DATA
     columns = COLUMNS
 

@@ -156,7 +156,10 @@ class ToolSources:
 
 
 def _default(f: Field[Any]) -> Any:
-    return f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+    if f.default is MISSING and f.default_factory is not MISSING:
+        return f.default_factory()
+    return f.default
+
 
 
 def _class_name(name: str) -> str:

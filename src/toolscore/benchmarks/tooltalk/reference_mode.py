@@ -15,6 +15,7 @@ from typing import Any
 
 from toolscore.benchmarks.base import OptionError
 from toolscore.benchmarks.tooltalk import protocol
+from toolscore.benchmarks.tooltalk.protocol import TurnRules
 from toolscore.benchmarks.tooltalk.release import (
     APIS_DIR,
     PROMPT_FILE,
@@ -80,7 +81,7 @@ class ReferenceRequests:
             return protocol.STRICT_MAX_CALLS
         return protocol.DEFAULT_MAX_CALLS if self.faithful else protocol.OWN_MAX_CALLS
 
-    def turn_rules(self) -> protocol.TurnRules:
+    def turn_rules(self) -> TurnRules:
         return protocol.TurnRules(self.max_calls, as_reference=self.faithful)
 
     def turn_label(self) -> str:

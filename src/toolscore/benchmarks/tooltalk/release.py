@@ -130,7 +130,7 @@ def _names(node: ast.expr | None, where: str) -> list[str]:
     if not isinstance(node, (ast.List, ast.Tuple)) or not all(
             isinstance(e, ast.Name) for e in node.elts):
         raise OptionError(f"{where}: not a list of class names")
-    return [e.id for e in node.elts]  # type: ignore[union-attr]
+    return [e.id for e in node.elts if isinstance(e, ast.Name)]
 
 
 def _module_assign(tree: ast.Module, name: str) -> ast.expr | None:

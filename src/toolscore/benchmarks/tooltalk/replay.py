@@ -115,7 +115,9 @@ def replay_directory(directory: str | Path, data_dir: str | Path,
     directory = Path(directory)
     databases = load_databases(Path(data_dir))
     if plugins is None:
-        from toolscore.benchmarks.tooltalk.plugins import PLUGINS as plugins
+        from toolscore.benchmarks.tooltalk.plugins import PLUGINS
+
+        plugins = PLUGINS
     total = ReplayReport()
     for path in prediction_files(directory):
         label = str(path.relative_to(directory))

@@ -313,7 +313,7 @@ def record_view(record: dict[str, Any]) -> dict[str, Any]:
     errors = scores.get("error_types") or {}
     turns = output.get("turns") or []
     outcomes = _by_turn(list(scores.get("outcomes") or [])) if turns else {}
-    sections = []
+    sections: list[dict[str, Any]] = []
     for turn in turns:
         n = turn.get("turn")
         tags = [{"text": _error_tag(scores, str(n)), "tone": "bad"}] if str(n) in errors else []
@@ -381,7 +381,7 @@ class ToolTalkView(ReportView):
     def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
         """The published metrics, and final-state success when every scored record has it
         (runs recorded before the check, or over an external server's tools, do not)."""
-        scored = [r.get("scores") for r in records if isinstance(r.get("scores"), dict)]
+        scored = [s for r in records if isinstance(s := r.get("scores"), dict)]
         checked = bool(scored) and all("final_state_success" in s for s in scored)
         return [*INTERVAL_METRICS, *([FINAL_STATE] if checked else [])]
 

@@ -47,7 +47,9 @@ def score_prediction_dir(directory: Path, *, strict: bool = False, embedder: str
                          similarity: Any = None) -> dict[str, Any]:
     """Metrics per split and per conversation, and where they differ from the files' own."""
     if tools is None:
-        from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS as tools
+        from toolscore.benchmarks.tooltalk.plugins import ALL_TOOLS
+
+        tools = ALL_TOOLS
     if similarity is None:
         from toolscore.env.similarity import Similarity
 

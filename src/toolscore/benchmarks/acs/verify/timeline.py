@@ -200,10 +200,11 @@ def _embedded(entries: list[Entry]) -> list[Entry]:
             dur = duration_minutes(paren)
             if dur is None:
                 continue
-            for m in times or [None]:
-                s = clock(m.group(1), m.group(2), m.group(3), m.group(4)) if m else e.start
-                if s is not None:
-                    out.append(Entry(s, s + int(dur), label, True))
+            starts: list[re.Match[str] | None] = list(times) or [None]
+            for m in starts:
+                start = clock(m.group(1), m.group(2), m.group(3), m.group(4)) if m else e.start
+                if start is not None:
+                    out.append(Entry(start, start + int(dur), label, True))
     return out
 
 

@@ -209,8 +209,8 @@ def _entries(lines: list[Line]) -> list[Exercise]:
     for i, ln in enumerate(lines):  # "Name: 20 minutes (150 calories)" lines without bullets
         name, sep, rest = ln.text.partition(":")
         if sep and rest.strip() and len(name.split()) <= 6:
-            kids = " ".join(k.text for k in children(lines, i))
-            ex = _from_text(name, rest, kids)
+            detail = " ".join(k.text for k in children(lines, i))
+            ex = _from_text(name, rest, detail)
             if ex.minutes is not None or ex.calories is not None or ex.sets is not None:
                 out.append(ex)
     return out
