@@ -115,7 +115,7 @@ class RunContract:
     kept whole as ``options`` (what the benchmark reads, what run.json stores).
     """
 
-    name: ClassVar[str] = ""
+    name: str = ""  # set by each class; an instance may carry its own
     description: ClassVar[str] = ""
     Options: ClassVar[type] = NoOptions
     dataset: ClassVar[str | None] = None

@@ -29,6 +29,9 @@ from toolscore.cli.common import (
 )
 from toolscore.records.paths import check_output_path
 
+if typing.TYPE_CHECKING:
+    from toolscore.benchmarks.base import Benchmark
+
 GENERIC = [
     click.Option(["--model", "-m"], default=None, envvar="TOOLSCORE_MODEL", show_envvar=True,
                  help="provider/model, e.g. openai/gpt-4o, oracle; required when the benchmark "
@@ -129,7 +132,7 @@ def _click_option(f: dataclasses.Field[Any], hint: Any) -> click.Option | None:
     return click.Option([flag, f.name], **kwargs)
 
 
-def benchmark_params(cls: type) -> list[click.Option]:
+def benchmark_params(cls: type[Benchmark]) -> list[click.Option]:
     hints = typing.get_type_hints(cls.Options)
     params = []
     for f in dataclasses.fields(cls.Options):

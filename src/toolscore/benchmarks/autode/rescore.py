@@ -82,7 +82,7 @@ def describe_run(name: str) -> RunName:
     if match:
         user: str | None = match["user"]
         rest = match["rest"]
-        method = "human" if user == "human" else "dynamic"
+        method: str | None = "human" if user == "human" else "dynamic"
     elif name.startswith("a_"):
         user, rest = None, name[2:]
         method = "static" if "_static" in rest else "human" if "_human" in rest else None

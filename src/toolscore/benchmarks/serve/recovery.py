@@ -78,7 +78,8 @@ def rebuild(world: ServedWorld, item: Pending) -> Episode:
         last = max(last, float(event.get("time") or last))
         kind = event["event"]
         if kind == "call":
-            entry = CallLogEntry(**{k: event.get(k) for k in _ENTRY_FIELDS})
+            fields: dict[str, Any] = {k: event.get(k) for k in _ENTRY_FIELDS}
+            entry = CallLogEntry(**fields)
             episode.replay(entry, executed=bool(event.get("executed", True)))
         elif kind == "turn":
             episode.advance(int(event["turn"]))

@@ -253,8 +253,8 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkView, Benchmark)
                 if "diff" in check:
                     turn["state_diff"] = check["diff"]
             turns.append(turn)
-        output = {"system_prompt": prompt, "tools_offered": [s.name for s in specs],
-                  "turns": turns}
+        output: dict[str, Any] = {"system_prompt": prompt,
+                                  "tools_offered": [s.name for s in specs], "turns": turns}
         if truth is not None:
             output["final_state"] = {"rule": final_state.EACH_TURN}
         return output
@@ -361,7 +361,8 @@ def stored_score(scores: dict[str, Any]) -> ConversationScore:
     over-triggers were counted per bad action: each turn then counts once, as it was scored.
     """
     counts = scores.get("error_counts") or {}
-    return ConversationScore(**{k: int(scores[k]) for k in _COUNTS},
+    totals: dict[str, Any] = {k: int(scores[k]) for k in _COUNTS}
+    return ConversationScore(**totals,
                              errors={int(t): e for t, e in scores.get("error_types", {}).items()},
                              error_counts={int(t): int(n) for t, n in counts.items()})
 

@@ -161,7 +161,6 @@ def _default(f: Field[Any]) -> Any:
     return f.default
 
 
-
 def _class_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.replace("_", "-").split("-")) + \
         "Benchmark"
