@@ -161,7 +161,7 @@ class Episode:
         final = self.world.env.state_hash()
         turns = self._assistant_turns() or sorted({c.turn for c in self.calls} or {0})
         serving, sample = self.world.serving, self.world.sample
-        known = serving is not None and sample is not None
+        known = serving if sample is not None else None  # the benchmark's, with its sample
         stored_call = serving.stored_call if serving is not None else _stored_call
         by_turn: dict[int, list[dict[str, Any]]] = {t: [] for t in turns}
         for c in self.calls:
@@ -174,7 +174,8 @@ class Episode:
             "system_prompt": self.world.system_prompt,
             "tools_offered": list(self.world.specs),
             "turns": [{"turn": t,
-                       "ground_truth": serving.ground_truth(sample, t) if known else [],
+                       "ground_truth": (known.ground_truth(sample, t) if known is not None
+                                        else []),
                        "predictions": by_turn[t], "text": None,
                        "stop": "unfinished" if self.unfinished else "episode_end",
                        "state_hash": self.turn_hashes.get(t, final)} for t in turns],
@@ -185,9 +186,9 @@ class Episode:
         }
         if self.unfinished:
             output["unfinished"] = self.unfinished
-        if self.world.truth is not None and known:
+        if self.world.truth is not None and known is not None:
             # the benchmark's check of the world left at the end against the ground truth's
-            serving.check_final_state(sample, self.world.env, self.world.truth, output)
+            known.check_final_state(sample, self.world.env, self.world.truth, output)
         return output
 
 
