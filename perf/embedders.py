@@ -107,9 +107,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--limit", type=int, default=None, help="embed only the first N texts")
     args = parser.parse_args()
-    from toolscore.env.distilbert import DistilBertEncoder
-    from toolscore.env.minilm import MiniLMEncoder
-    from toolscore.env.similarity import minilm_model_dir
+    from toolscore.embed.distilbert import DistilBertEncoder
+    from toolscore.embed.minilm import MiniLMEncoder
+    from toolscore.embed.similarity import minilm_model_dir
 
     texts = tooltalk_texts()
     source = "ToolTalk ground-truth free-text arguments"

@@ -1,12 +1,12 @@
 """What reading the embedded model's chat template costs: toolscore's own GGUF header reader
-(:mod:`toolscore.models.gguf`) against the ``gguf`` package's ``GGUFReader``.
+(:mod:`toolscore.models.local.gguf`) against the ``gguf`` package's ``GGUFReader``.
 
 A ``local/`` run reads the template (and the BOS/EOS tokens it names) from the GGUF file once
 per process, to render prompts and to name the template in the response cache's identity.
 Each measurement is a fresh process (imports included, as a run pays them), alternating the
 two readers; both must return the same template and tokens. The ``gguf`` package is not a
 toolscore dependency: give an interpreter that has it with ``--gguf-python``. The own reader's
-side mirrors ``toolscore.models.local.chat_template``.
+side mirrors ``toolscore.models.local.model.chat_template``.
 
     .venv/bin/python perf/gguf_header.py --gguf-python /tmp/venv-with-gguf/bin/python
 """
@@ -25,7 +25,7 @@ OWN = """
 import time, json
 t0, c0 = time.perf_counter(), time.process_time()
 from pathlib import Path
-from toolscore.models.gguf import read_metadata
+from toolscore.models.local.gguf import read_metadata
 keys = {"tokenizer.chat_template", "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"}
 meta = read_metadata(Path(PATH), keys)
 source = meta.get("tokenizer.chat_template")
@@ -91,7 +91,7 @@ def main() -> None:
     same = all(o["out"] == p["out"] for o, p in zip(own, package, strict=True))
     print(f"{args.weights.name} ({args.weights.stat().st_size / 1e6:.0f} MB), "
           f"{args.repeat} fresh processes each, load average {os.getloadavg()[0]:.1f}")
-    for name, rows in (("toolscore.models.gguf", own), ("gguf.GGUFReader", package)):
+    for name, rows in (("toolscore.models.local.gguf", own), ("gguf.GGUFReader", package)):
         wall = statistics.median(r["wall"] for r in rows) * 1e3
         cpu = statistics.median(r["cpu"] for r in rows) * 1e3
         print(f"  {name:22} import + read: median {wall:6.1f} ms wall, {cpu:6.1f} ms CPU")

@@ -33,8 +33,8 @@ GENERATE = 96
 
 def child(extra_buffers: bool, repeat: int) -> dict[str, object]:
     """Runs in the child: load, read, generate; the figures as a dict."""
-    from toolscore.models.local import find_gguf, prompt_text
-    from toolscore.models.local_engine import LlamaEngine, load_llama
+    from toolscore.models.local.engine import LlamaEngine, load_llama
+    from toolscore.models.local.model import find_gguf, prompt_text
     from toolscore.types import Message
 
     path = find_gguf()

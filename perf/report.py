@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from toolscore.records import SCORES_FILE, RunStore  # noqa: E402
-from toolscore.report.html import write_html  # noqa: E402
+from toolscore.report.html.page import write_html  # noqa: E402
 from toolscore.report.overview import run_overview  # noqa: E402
 
 TARGETS = {"size_mb": 10.0, "write_s": 3.0, "open_s": 2.0}

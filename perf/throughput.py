@@ -71,7 +71,7 @@ def harness(conn: Connection, base_url: str, concurrency: int, epochs: int, repe
     if http_client:  # "aiohttp": the general client instead of the plain-HTTP one
         os.environ["TOOLSCORE_HTTP_CLIENT"] = http_client
     import toolscore.benchmarks.tooltalk.benchmark  # noqa: F401  (one-off imports: not timed)
-    import toolscore.models.openai_provider  # noqa: F401
+    import toolscore.models.openai.provider  # noqa: F401
     from toolscore.runs.api import evaluate
 
     with tempfile.TemporaryDirectory(prefix="toolscore-perf-") as tmp:

@@ -276,13 +276,13 @@ class GenerateConfig:
     applies (a benchmark whose reference sends none of them, such as ToolTalk's runner, must
     leave them out to send what it sends). ``epoch`` separates repeated
     samples in the cache. What the ``oracle`` replays travels beside the request
-    (:func:`toolscore.models.oracle.reference`), never in it, so it is in no cache key.
+    (:func:`toolscore.models.scripted.oracle.reference`), never in it, so it is in no cache key.
 
     ``reasoning_effort`` and ``extra`` (further request parameters, passed to the provider as
     given, e.g. ``presence_penalty``) come from a run's model arguments
     (:mod:`toolscore.models.modelargs`). ``call_api`` ("functions", "tools" or "auto") asks a
     provider that has both for the legacy ``functions`` request shape (one call per reply) that
-    older reference runners send (:mod:`toolscore.models.openai_legacy`); None: the provider's
+    older reference runners send (:mod:`toolscore.models.openai.legacy`); None: the provider's
     usual shape.
     These are left out of :meth:`to_dict` while unset, so the cache keys of every request
     made before they existed stay valid.

@@ -70,7 +70,7 @@ def test_help_names_both(tmp_path: Path) -> None:
 
 
 def test_an_inspect_export_says_the_selection_as_inspect_does(tmp_path: Path) -> None:
-    from toolscore.report.export_inspect import inspect_parts
+    from toolscore.report.export.inspect_log import inspect_parts
 
     evaluate("demo", "oracle", embedder="hashing", cache=None, out=tmp_path / "r",
              limit="2-4", sample_ids=["demo-calculate"])

@@ -19,7 +19,7 @@ from toolscore.judges.llm import (
     parse_verdict,
 )
 from toolscore.models.client import ModelClient
-from toolscore.models.retry import RetryPolicy
+from toolscore.models.limits.retry import RetryPolicy
 from toolscore.types import Message
 
 LABELS = ("Solved", "Unsolved", "Unsure")

@@ -19,7 +19,7 @@ from support.testing.openai_server import (
 )
 
 from toolscore.models import InfraError, ModelClient, RetryPolicy, get_model, list_models
-from toolscore.models.openai_provider import parse_completion
+from toolscore.models.openai.provider import parse_completion
 from toolscore.types import ArgumentsError, GenerateConfig, Message, ToolCall, ToolSpec
 
 TOOLS = [ToolSpec("add", "Add two numbers", {"type": "object", "properties": {

@@ -25,7 +25,7 @@ import toolscore
 from toolscore.models import ModelClient, get_model
 from toolscore.models.base import ContextLengthExceeded, InfraError
 from toolscore.models.client import PromptTooLong, benchmark_prompt, context_numbers
-from toolscore.models.openai_http import status_error
+from toolscore.models.openai.http import status_error
 from toolscore.types import GenerateConfig, Message
 
 DEMO = {"embedder": "hashing"}

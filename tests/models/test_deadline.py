@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from toolscore.models import deadline
+from toolscore.models.limits import deadline
 
 
 @pytest.mark.parametrize("limit", [deadline.scope, deadline.timeout])

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from toolscore.models.base import InfraError
-from toolscore.models.openai_http import ChatEndpoint, plain_target
+from toolscore.models.openai.http import ChatEndpoint, plain_target
 
 OK = json.dumps({"ok": 1}).encode()
 
@@ -127,7 +127,7 @@ def test_every_framing_is_read_and_the_connection_kept(name: str, trickle: bool)
 def test_bodies_longer_than_a_receive_buffer_arrive_whole(framing: str) -> None:
     """Each connection receives into its own buffer of RECEIVE_SIZE bytes: a body many times
     that long, sent at once, is read in many receives and comes back byte for byte."""
-    from toolscore.models.http1 import RECEIVE_SIZE
+    from toolscore.models.openai.http1 import RECEIVE_SIZE
 
     big = json.dumps({"text": "".join(chr(0x41 + i % 57) for i in range(9 * RECEIVE_SIZE + 7)),
                       "n": list(range(3000))}).encode()

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from support.child import run_in_child
 
-from toolscore.models import chatml
-from toolscore.models.gguf import GGUFError, read_metadata
+from toolscore.models.local import chatml
+from toolscore.models.local.gguf import GGUFError, read_metadata
 from toolscore.types import GenerateConfig, Message, ToolCall, ToolSpec
 
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
@@ -34,7 +34,7 @@ NASTY = "Say \"hi\" & 'bye' <b>now</b> a<b c>d; 1 < 2 && 3 > 2 — Zürich 東�
 
 
 def gguf() -> Path:
-    from toolscore.models.local import find_gguf
+    from toolscore.models.local.model import find_gguf
 
     return find_gguf()
 
@@ -44,7 +44,7 @@ def template() -> str | None:
     assertions must hold for both."""
     if not HAVE_LOCAL:
         return None
-    from toolscore.models.local import chat_template
+    from toolscore.models.local.model import chat_template
 
     return chat_template(gguf()).source
 
@@ -162,7 +162,7 @@ def test_grammar_strings_never_hold_raw_control_characters() -> None:
 
 
 def test_generation_stops_in_a_loop_not_in_ordinary_repetition() -> None:
-    from toolscore.models.local import looping
+    from toolscore.models.local.model import looping
 
     span = [5, 6, 7, 8, 9]
     assert looping([1, 2, *span, *span, *span])
@@ -192,7 +192,7 @@ def test_gguf_reader_rejects_what_it_cannot_read(tmp_path: Path) -> None:
 
 
 def test_missing_packages_give_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolscore.models import local
+    from toolscore.models.local import model as local
 
     monkeypatch.setattr(local, "llama_available", lambda: False)
     with pytest.raises(ImportError) as err:
@@ -206,7 +206,7 @@ def test_missing_packages_give_one_clear_line(monkeypatch: pytest.MonkeyPatch) -
 
 @needs_local
 def test_cache_identity_names_format_template_and_caps() -> None:
-    from toolscore.models.local import LocalModel
+    from toolscore.models.local.model import LocalModel
 
     ident = LocalModel().cache_identity()
     assert ident["gguf"].endswith(".gguf") and ident["gguf_size"] > 1_000_000
@@ -269,7 +269,7 @@ def test_smollm2_answers_a_tool_request() -> None:
 @pytest.mark.slow
 @needs_local
 def test_grammar_calls_are_well_formed_and_follow_the_schema() -> None:
-    from toolscore.models.local import LocalModel
+    from toolscore.models.local.model import LocalModel
 
     model = LocalModel()
     requests = ["Put 3 kg of apples on my list, tagged fruit.", "What is on my list?",

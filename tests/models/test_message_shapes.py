@@ -17,7 +17,7 @@ from support.testing.openai_server import FakeOpenAIServer
 
 import toolscore
 from toolscore.models import ModelClient, RetryPolicy, get_model
-from toolscore.models.openai_provider import request_body, to_openai_messages
+from toolscore.models.openai.provider import request_body, to_openai_messages
 from toolscore.types import GenerateConfig, Message, ToolCall, ToolSpec
 
 TOOLS = [ToolSpec("f", "d", {"type": "object", "properties": {}})]

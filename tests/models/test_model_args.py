@@ -16,8 +16,8 @@ from toolscore.models.anthropic_provider import build_request as anthropic_reque
 from toolscore.models.cache import cache_key
 from toolscore.models.factory import make_client
 from toolscore.models.modelargs import ModelArgs, parse_pairs
-from toolscore.models.openai_params import model_family
-from toolscore.models.openai_provider import build_request, request_body
+from toolscore.models.openai.params import model_family
+from toolscore.models.openai.provider import build_request, request_body
 from toolscore.records import RunStoreError
 from toolscore.types import GenerateConfig, Message, ToolSpec
 

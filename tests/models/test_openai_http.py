@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolscore.models.base import ContextLengthExceeded, InfraError
-from toolscore.models.openai_http import (
+from toolscore.models.openai.http import (
     ChatEndpoint,
     env_proxy,
     request_headers,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from support.testing.openai_server import FakeOpenAIServer
 
-from toolscore.models.openai_legacy import official, wants_functions
-from toolscore.models.openai_provider import OpenAIModel
+from toolscore.models.openai.legacy import official, wants_functions
+from toolscore.models.openai.provider import OpenAIModel
 from toolscore.types import GenerateConfig, Message, ToolCall, ToolSpec
 
 SPEC = ToolSpec("AddAlarm", "Set an alarm.",
@@ -117,7 +117,7 @@ def test_usual_requests_are_unchanged() -> None:
 
 @pytest.mark.parametrize("content", [None, "I will set it."])
 def test_a_function_call_reply_keeps_its_text(content: str | None) -> None:
-    from toolscore.models.openai_provider import parse_completion
+    from toolscore.models.openai.provider import parse_completion
 
     reply = parse_completion({"choices": [{"message": {
         "role": "assistant", "content": content,

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from toolscore.models import InfraError, ModelClient, get_model
-from toolscore.models.oracle import current_step, reference
+from toolscore.models.scripted.oracle import current_step, reference
 from toolscore.types import GenerateConfig, Message, ToolCall
 
 SCRIPT = [

@@ -13,8 +13,8 @@ import pytest
 from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models import ModelClient, get_model
-from toolscore.models import openai_http as http
 from toolscore.models.base import EndpointUnreachable
+from toolscore.models.openai import http
 
 SelectorLoop = asyncio.selector_events.BaseSelectorEventLoop  # where sock_connect lives
 

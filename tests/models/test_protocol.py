@@ -12,7 +12,7 @@ import pytest
 from toolscore.models import Model, ModelClient, get_model
 from toolscore.models.agent_http import AgentHTTP
 from toolscore.models.base import InfraError, Reachable, model_secrets
-from toolscore.models.retry import RetryPolicy
+from toolscore.models.limits.retry import RetryPolicy
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
 KEY = "sk-kept-under-any-name-0123"

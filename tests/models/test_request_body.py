@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from toolscore.models.openai_params import model_family, settings_and_drops
-from toolscore.models.openai_provider import (
+from toolscore.models.openai.params import model_family, settings_and_drops
+from toolscore.models.openai.provider import (
     MessageJSON,
     openai_message_json,
     request_body,

@@ -12,7 +12,7 @@ import pytest
 from support.testing.openai_server import FakeOpenAIServer
 
 from toolscore.models import InfraError, ModelClient, RetryPolicy, get_model
-from toolscore.models.retry import call_with_retry
+from toolscore.models.limits.retry import call_with_retry
 from toolscore.types import GenerateConfig, Message, ToolSpec
 
 FAST = RetryPolicy(max_attempts=6, base_delay=0.01, max_delay=0.05, budget_s=20)

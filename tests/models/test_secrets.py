@@ -96,9 +96,9 @@ class EchoingServer(FakeOpenAIServer):
 def test_no_form_of_a_secret_reaches_any_file_or_log(tmp_path: Path, monkeypatch: Any,
                                                       caplog: Any, userinfo: bool) -> None:
     pytest.importorskip("openai")
-    from toolscore.report.export import export_run
-    from toolscore.report.html import render_html
-    from toolscore.report.html_samples import page_bodies
+    from toolscore.report.export.table import export_run
+    from toolscore.report.html.page import render_html
+    from toolscore.report.html.samples import page_bodies
     from toolscore.runs.api import evaluate
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

@@ -1,4 +1,4 @@
-"""The cross-process provider limit (toolscore.models.shared_limit): permits shared by several
+"""The cross-process provider limit (toolscore.models.limits.shared): permits shared by several
 processes, never more than the limit at once, freed when a process holding them is killed,
 given back during a retry's backoff, cheap when nobody waits, and applied by ModelClient to
 every call of a limited provider."""
@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from support.testing.openai_server import FakeOpenAIServer
 
-from toolscore.models import shared_limit
 from toolscore.models.client import ModelClient
+from toolscore.models.limits import shared as shared_limit
+from toolscore.models.limits.retry import RetryPolicy
+from toolscore.models.limits.shared import SharedLimit, group_of, install, limiter_for
 from toolscore.models.providers import get_model
-from toolscore.models.retry import RetryPolicy
-from toolscore.models.shared_limit import SharedLimit, group_of, install, limiter_for
 from toolscore.types import Message
 
 

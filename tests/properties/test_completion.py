@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from properties.strategies import FUZZ, json_values, texts
 
 from toolscore.models.base import InfraError
-from toolscore.models.openai_provider import parse_completion
+from toolscore.models.openai.provider import parse_completion
 from toolscore.types import Reply
 
 calls = st.fixed_dictionaries({}, optional={

@@ -24,9 +24,9 @@ from toolscore.cli import app
 from toolscore.entrypoints import BENCHMARKS
 from toolscore.records import RunStore
 from toolscore.report.compare import compare_runs
-from toolscore.report.export import run_rows
-from toolscore.report.html import render_html
-from toolscore.report.html_samples import page_bodies
+from toolscore.report.export.table import run_rows
+from toolscore.report.html.page import render_html
+from toolscore.report.html.samples import page_bodies
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import toolscore
 from toolscore.cli import app
 from toolscore.records import RunStore
-from toolscore.report.export import export_run, run_rows
+from toolscore.report.export.table import export_run, run_rows
 
 pd = pytest.importorskip("pandas")
 

@@ -13,11 +13,11 @@ from support.dists import install
 
 from toolscore.cli import app
 from toolscore.records import RunStore
-from toolscore.report.formats import ExportFormat, get_format, listing
+from toolscore.report.export.formats import ExportFormat, get_format, listing
 
 FORMAT_MODULE = '''
 from pathlib import Path
-from toolscore.report.formats import ExportFormat
+from toolscore.report.export.formats import ExportFormat
 
 
 def write(run, out):
@@ -64,7 +64,8 @@ def test_an_installed_format_is_used_and_listed(tmp_path: Path,
     assert listing()["ids"] == "sample ids, one a line"
     assert "cannot be loaded" in listing()["broken"]
     done = CliRunner().invoke(app, ["export", str(run), "-f", "broken"])
-    assert done.exit_code == 2 and "not a toolscore.report.formats.ExportFormat" in done.stderr
+    assert done.exit_code == 2
+    assert "not a toolscore.report.export.formats.ExportFormat" in done.stderr
     done = CliRunner().invoke(app, ["export", str(run), "-f", "ids", "-o", "-"])
     assert done.exit_code == 2 and "cannot be written to stdout" in done.stderr
 

@@ -18,8 +18,8 @@ from support.testing.oracle_replies import oracle_recording
 
 from toolscore.cli import app
 from toolscore.records import RunStore
-from toolscore.report.export_inspect import default_log_name, dumps, export_inspect
-from toolscore.report.export_inspect_sample import tool_call
+from toolscore.report.export.inspect_log import default_log_name, dumps, export_inspect
+from toolscore.report.export.inspect_sample import tool_call
 from toolscore.runs.api import evaluate
 
 inspect_log = pytest.importorskip("inspect_ai.log")

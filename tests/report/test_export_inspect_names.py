@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from toolscore.records import RunStore
-from toolscore.report.export_inspect import export_inspect
-from toolscore.report.export_inspect_names import inspect_id, kept, member_problem
+from toolscore.report.export.inspect_log import export_inspect
+from toolscore.report.export.inspect_names import inspect_id, kept, member_problem
 
 HOSTILE = [
     "../../../../elsewhere/evil", "../x", "..", ".", "/abs/path", "//abs/path", "samples/../..",

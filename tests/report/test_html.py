@@ -25,9 +25,9 @@ import pytest
 from support.browser import CHROMIUM, LOADED, VISIBLE, Browser
 
 from toolscore.records import SCORES_FILE, RunStore
-from toolscore.report.html import render_html, write_html
-from toolscore.report.html_samples import page_bodies
-from toolscore.report.html_template import json_for_script
+from toolscore.report.html.page import render_html, write_html
+from toolscore.report.html.samples import page_bodies
+from toolscore.report.html.template import json_for_script
 from toolscore.runs.api import evaluate
 
 PAYLOADS = ["<script>window.__pwned=1</script>",

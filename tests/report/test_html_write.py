@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from toolscore.records import RunStore
-from toolscore.report.html import build_page, write_report
-from toolscore.report.html_samples import dumps, encode, pack, page_bodies
+from toolscore.report.html.page import build_page, write_report
+from toolscore.report.html.samples import dumps, encode, pack, page_bodies
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
 

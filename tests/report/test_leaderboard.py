@@ -28,9 +28,9 @@ from support.testing.oracle_replies import oracle_recording
 from toolscore.cli import app
 from toolscore.records import RunStore
 from toolscore.report.compare import compare_runs
-from toolscore.report.leaderboard import LeaderboardError, build_leaderboard
-from toolscore.report.leaderboard_html import render_leaderboard_html, write_leaderboard_html
-from toolscore.report.leaderboard_text import to_csv, to_markdown
+from toolscore.report.leaderboard.build import LeaderboardError, build_leaderboard
+from toolscore.report.leaderboard.html import render_leaderboard_html, write_leaderboard_html
+from toolscore.report.leaderboard.text import to_csv, to_markdown
 from toolscore.report.overview import run_overview
 from toolscore.runs.api import evaluate
 from toolscore.stats.repeats import repeat_summary

@@ -12,8 +12,8 @@ import pytest
 from support.cli import toolscore
 
 from toolscore.records import RunStore
-from toolscore.report.export import export_run, printable
-from toolscore.report.html import render_html
+from toolscore.report.export.table import export_run, printable
+from toolscore.report.html.page import render_html
 
 HOSTILE = ("\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m \u202egnp.exe\u202c \u2066iso\u2069 "
            "nul\x00 bs\x08 c1\x9b31m del\x7f cr\rline")

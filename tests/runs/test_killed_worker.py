@@ -29,7 +29,7 @@ def _is_worker(pid: int) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-    return b"toolscore.models.local_host" not in cmdline
+    return b"toolscore.models.local.host" not in cmdline
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])

@@ -75,7 +75,7 @@ def test_an_echoed_key_reaches_no_record_cache_report_or_command(tmp_path: Path)
     assert rows
     texts["cache rows"] = json.dumps(rows)
     texts["cache file"] = cache.read_bytes().decode("utf-8", "replace")
-    from toolscore.report.html_samples import page_bodies
+    from toolscore.report.html.samples import page_bodies
 
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     texts["report.html"] = page + json.dumps(page_bodies(page), ensure_ascii=False)

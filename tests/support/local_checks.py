@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from toolscore.models import chatml
+from toolscore.models.local import chatml
 from toolscore.types import GenerateConfig, Message, ToolSpec
 
 TOOLS = [ToolSpec("get_weather", "Get the current weather for a city",
@@ -24,7 +24,7 @@ def _raises(exc: type[BaseException], fn: object, *args: object, match: str = ""
 
 
 def call_grammar_lists_the_offered_tools() -> None:
-    from toolscore.models.toolgrammar import JSON_CHAR, call_grammar
+    from toolscore.models.local.toolgrammar import JSON_CHAR, call_grammar
 
     tools = [*TOOLS, ToolSpec("Odd \"one\"", "no schema", {}),
              ToolSpec("weird", "unconvertible", {"type": "object",
@@ -42,7 +42,7 @@ def call_grammar_lists_the_offered_tools() -> None:
 
 
 def plan_follows_tool_choice() -> None:
-    from toolscore.models.local_engine import CALL_TOKENS, TEXT_TOKENS, plan
+    from toolscore.models.local.engine import CALL_TOKENS, TEXT_TOKENS, plan
 
     assert plan([], GenerateConfig()) == (None, False, TEXT_TOKENS)
     assert plan(TOOLS, GenerateConfig(tool_choice="none")) == (None, False, TEXT_TOKENS)
@@ -56,8 +56,8 @@ def plan_follows_tool_choice() -> None:
 
 
 def _engine() -> object:
-    from toolscore.models.local import find_gguf
-    from toolscore.models.local_engine import LlamaEngine
+    from toolscore.models.local.engine import LlamaEngine
+    from toolscore.models.local.model import find_gguf
 
     return LlamaEngine(find_gguf())
 
@@ -69,8 +69,8 @@ def strings_never_hold_control_characters() -> None:
     import numpy as np
     from llama_cpp import LlamaGrammar, LogitsProcessorList
 
-    from toolscore.models.local import find_gguf, prompt_text
-    from toolscore.models.toolgrammar import JSON_CHAR, call_grammar
+    from toolscore.models.local.model import find_gguf, prompt_text
+    from toolscore.models.local.toolgrammar import JSON_CHAR, call_grammar
 
     engine = _engine()
     llm = engine.llm  # type: ignore[attr-defined]
@@ -128,7 +128,7 @@ def strings_never_hold_control_characters() -> None:
 def prefix_reuse_never_changes_a_reply() -> None:
     import numpy as np
 
-    from toolscore.models.local import find_gguf, prompt_text
+    from toolscore.models.local.model import find_gguf, prompt_text
 
     engine = _engine()
     llm = engine.llm  # type: ignore[attr-defined]

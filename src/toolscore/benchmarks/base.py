@@ -282,7 +282,7 @@ class ReportView:
         the dialogue as messages. The default shows the stored output as is. Optional keys
         the HTML report also shows: ``tags`` (short labels), ``details`` (label -> long text,
         folded) and ``sections`` (e.g. one per turn: title, tags, a table, messages, text; see
-        toolscore.report.html_samples)."""
+        toolscore.report.html.samples)."""
         return {"summary": "", "messages": []}
 
     @classmethod

@@ -70,7 +70,7 @@ def option(default: Any, help: str, **extra: Any) -> Any:  # noqa: A002 - mirror
 
 
 #: The request shapes a benchmark whose reference runner used OpenAI's legacy ``functions`` API
-#: may send (:mod:`toolscore.models.openai_legacy`).
+#: may send (:mod:`toolscore.models.openai.legacy`).
 CallApi = Literal["auto", "functions", "tools"]
 
 

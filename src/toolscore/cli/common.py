@@ -17,7 +17,7 @@ from rich.markup import escape
 from toolscore.data import DataNotFound
 from toolscore.entrypoints import ExtensionError
 from toolscore.records import RunStoreError
-from toolscore.report.export import printable
+from toolscore.report.export.table import printable
 
 err = Console(stderr=True)
 # Mistakes in what the user asked for: one line on stderr and exit code 2, no traceback.

@@ -1,5 +1,5 @@
 """``toolscore export``: a run written out in any registered format (the ``toolscore.exports``
-entry points, :mod:`toolscore.report.formats`): toolscore's own are its rows as CSV / JSONL /
+entry points, :mod:`toolscore.report.export.formats`): toolscore's own are its rows as CSV / JSONL /
 Parquet and the whole run as an Inspect evaluation log (so Inspect's viewer and tools read
 toolscore transcripts)."""
 
@@ -19,7 +19,7 @@ class _FormatHelp(click.Command):
     """The --help lists the installed formats (read when help is asked, not at import)."""
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from toolscore.report.formats import listing
+        from toolscore.report.export.formats import listing
 
         with formatter.section("Formats (--format)"):
             formatter.write_dl(sorted(listing().items()))
@@ -39,7 +39,7 @@ def export(run_dir: Path, fmt: str, out: str | None, validate: bool) -> None:
     """Write one row per (sample, epoch): id, epoch, split, status, scalar scores, tokens, time;
     with --format inspect, the run as an Inspect log (transcripts, scores, usage); with another
     installed format, what it writes."""
-    from toolscore.report.formats import get_format
+    from toolscore.report.export.formats import get_format
 
     try:
         check_output_path(out, "--out")

@@ -58,9 +58,9 @@ def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], spli
     (pending units show as missing cells). Headline metric with 95% CI, pass^k and noise floor
     (several epochs), tokens and cost, mode, and a mark where a model is not significantly
     worse than the best (paired test on shared samples)."""
-    from toolscore.report.leaderboard import build_leaderboard
-    from toolscore.report.leaderboard_html import write_leaderboard_html
-    from toolscore.report.leaderboard_text import to_csv, to_markdown
+    from toolscore.report.leaderboard.build import build_leaderboard
+    from toolscore.report.leaderboard.html import write_leaderboard_html
+    from toolscore.report.leaderboard.text import to_csv, to_markdown
     from toolscore.report.usage import load_prices
 
     if html_reports and html_out is None:

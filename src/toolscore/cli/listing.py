@@ -61,7 +61,7 @@ def models_command(json_out: bool, check: str | None) -> None:
 
 
 def _check_model(name: str) -> None:
-    from toolscore.models.local import check
+    from toolscore.models.local.model import check
 
     provider, _, model = name.partition("/")
     if provider != "local" or not model:

@@ -361,7 +361,7 @@ def report(
         if html_out is None:
             doc = run_overview(run_dir, seed=seed, prices=prices)
         else:  # the page's overview is the terminal report's: the run is read once
-            from toolscore.report.html import write_report
+            from toolscore.report.html.page import write_report
 
             page, doc = write_report(run_dir, html_out, seed=seed, prices=prices)
             err.print(f"wrote {page}", highlight=False, soft_wrap=True)

@@ -222,7 +222,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
                   highlight=False, soft_wrap=True, markup=False)
     doc = run.to_dict()
     if generic["html"] is not None:
-        from toolscore.report.html import write_html
+        from toolscore.report.html.page import write_html
 
         with UserErrors():
             check_output_path(generic["html"], "--html")  # this run's files exist now

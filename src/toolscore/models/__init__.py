@@ -12,8 +12,8 @@ from toolscore.models.base import InfraError, Model
 from toolscore.models.cache import ResponseCache, cache_key
 from toolscore.models.client import ModelClient
 from toolscore.models.factory import make_client, open_cache
+from toolscore.models.limits.retry import RetryPolicy
 from toolscore.models.providers import Provider, get_model, list_models
-from toolscore.models.retry import RetryPolicy
 
 __all__ = [
     "InfraError",

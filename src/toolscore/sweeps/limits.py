@@ -5,7 +5,7 @@ provider from the whole sweep, whoever sends them: the model under test, a simul
 judge (:func:`groups_of` finds which limited providers a unit may call).
 
 * The local pool counts every call against one limiter per provider shared by all its worker
-  processes (:mod:`toolscore.models.shared_limit`): any unit may use the whole limit, so a
+  processes (:mod:`toolscore.models.limits.shared`): any unit may use the whole limit, so a
   unit at its tail leaves its unused permits to the others instead of a fixed share idling.
 * Where processes share no machine (Ray, ``--index`` jobs of SLURM or Kubernetes) each unit
   gets a fixed share: ``limit // slots`` of every provider it uses, where ``slots`` is how

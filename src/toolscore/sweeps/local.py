@@ -63,7 +63,7 @@ def preload(manifest: Manifest) -> list[str]:
     """Modules every worker needs: the run machinery, the plan's benchmarks and providers."""
     from toolscore.benchmarks.registry import benchmark_class
     from toolscore.entrypoints import PROVIDERS
-    from toolscore.models.openai_http import env_proxy, plain_target
+    from toolscore.models.openai.http import env_proxy, plain_target
     from toolscore.models.providers import split_name
 
     names = {"toolscore.sweeps.unit"}

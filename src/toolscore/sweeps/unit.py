@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolscore.models import shared_limit
+from toolscore.models.limits import shared as shared_limit
 from toolscore.records import RunStore
 from toolscore.records.store import RunLocked
 from toolscore.runs.api import evaluate_with, resume_with

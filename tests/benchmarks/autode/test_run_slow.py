@@ -21,7 +21,7 @@ from support.data import dataset, needs
 
 from toolscore.benchmarks.autode import load_scripts
 from toolscore.benchmarks.autode.protocol import user_script
-from toolscore.models.local import llama_available
+from toolscore.models.local.model import llama_available
 from toolscore.types import GenerateConfig, Message
 
 pytestmark = [

@@ -260,8 +260,8 @@ def test_every_turn_shows_the_users_request_beside_the_reply(tmp_path: Any) -> N
     """The transcript of a turn holds the model's messages only; the user's request that the
     turn answers is stored beside it and shown first in the report (issue 11)."""
     from toolscore.benchmarks.registry import make_benchmark
-    from toolscore.report.html import render_html
-    from toolscore.report.html_samples import page_bodies
+    from toolscore.report.html.page import render_html
+    from toolscore.report.html.samples import page_bodies
     from toolscore.runs.api import evaluate
 
     run = evaluate("demo", "oracle", out=tmp_path / "run", cache=None, embedder="hashing")

@@ -13,7 +13,7 @@ from support.data import dataset
 
 from toolscore.benchmarks.registry import make_benchmark
 from toolscore.benchmarks.tooltalk import final_state
-from toolscore.models.oracle import OracleModel
+from toolscore.models.scripted.oracle import OracleModel
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec
 
 

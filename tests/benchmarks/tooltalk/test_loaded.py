@@ -20,7 +20,7 @@ from toolscore.benchmarks.tooltalk import loaded
 from toolscore.benchmarks.tooltalk.benchmark import ToolTalkBenchmark
 from toolscore.benchmarks.tooltalk.data import DataError
 from toolscore.benchmarks.tooltalk.plugins import PLUGINS
-from toolscore.models.oracle import OracleModel
+from toolscore.models.scripted.oracle import OracleModel
 
 ALARM = "easy/AddAlarm-easy.json"
 

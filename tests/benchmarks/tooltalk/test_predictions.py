@@ -17,7 +17,7 @@ from toolscore.benchmarks.tooltalk.predictions import (
     write_predictions,
 )
 from toolscore.benchmarks.tooltalk.scoring import TurnCalls, aggregate, score_conversation
-from toolscore.env.similarity import Similarity
+from toolscore.embed.similarity import Similarity
 from toolscore.env.tool import CallRecord, MatchContext, Tool
 
 

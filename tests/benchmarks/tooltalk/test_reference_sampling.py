@@ -12,7 +12,7 @@ from toolscore.benchmarks.base import Benchmark
 from toolscore.benchmarks.demo import DemoBenchmark, data_dir
 from toolscore.benchmarks.tooltalk.benchmark import REFERENCE_SAMPLING, ToolTalkBenchmark
 from toolscore.models.anthropic_provider import build_request
-from toolscore.models.openai_params import settings_and_drops
+from toolscore.models.openai.params import settings_and_drops
 from toolscore.report.view import RunView
 from toolscore.types import GenerateConfig, ToolSpec
 
@@ -74,7 +74,7 @@ def test_other_providers_and_the_local_engine_take_unset_values() -> None:
 
 
 def engine_plans_alike() -> None:
-    from toolscore.models.local_engine import plan
+    from toolscore.models.local.engine import plan
 
     unset = GenerateConfig(temperature=None, max_tokens=None, seed=None, tool_choice=None)
     auto = plan([TOOL], GenerateConfig(tool_choice="auto", max_tokens=None))

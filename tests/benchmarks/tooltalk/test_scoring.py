@@ -19,7 +19,7 @@ from toolscore.benchmarks.tooltalk.scoring import (
     score_conversation,
     similarity_texts,
 )
-from toolscore.env.similarity import Similarity
+from toolscore.embed.similarity import Similarity
 from toolscore.env.tool import CallRecord, MatchContext, Tool
 
 

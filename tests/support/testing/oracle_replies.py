@@ -21,7 +21,7 @@ from typing import Any
 
 from support.testing.openai_server import Responder, ScriptedResponder, default_responder
 from toolscore.models.client import ModelClient
-from toolscore.models.oracle import OracleModel
+from toolscore.models.scripted.oracle import OracleModel
 from toolscore.types import Message, Reply
 
 

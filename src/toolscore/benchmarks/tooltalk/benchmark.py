@@ -120,7 +120,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkView, Benchmark)
         self._release_specs: dict[str, ToolSpec] = {}
 
     def config(self) -> dict[str, Any]:
-        from toolscore.env.similarity import get_embedder
+        from toolscore.embed.similarity import get_embedder
 
         o = self.options
         return {"data_dir": str(self.data_dir), "split": o.split, "tools": o.tools,
@@ -280,7 +280,7 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkView, Benchmark)
     def similarity(self) -> Any:
         if self._similarity is None:
             from toolscore.data import cache_root
-            from toolscore.env.similarity import shared_similarity
+            from toolscore.embed.similarity import shared_similarity
 
             cache_root().mkdir(parents=True, exist_ok=True)
             self._similarity = shared_similarity(self.options.embedder,

@@ -24,7 +24,7 @@ from toolscore.env.limits import NAME_LIMIT, bounded, bounded_message, bounded_t
 from toolscore.env.tool import CallRecord
 from toolscore.models.base import ContextLengthExceeded
 from toolscore.models.client import benchmark_prompt
-from toolscore.models.oracle import reference
+from toolscore.models.scripted.oracle import reference
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolResult, ToolSpec
 
 # The reference puts no limit on calls per turn; a model looping forever would never finish, so

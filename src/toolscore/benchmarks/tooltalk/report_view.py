@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from toolscore.benchmarks.base import Breakdown, Column, IntervalMetric, ReportView
-from toolscore.env.similarity import embedder_note
+from toolscore.embed.similarity import embedder_note
 
 NO_CALL = "(no call)"
 NO_TRUTH = "(not expected)"

@@ -51,7 +51,7 @@ def score_prediction_dir(directory: Path, *, strict: bool = False, embedder: str
 
         tools = ALL_TOOLS
     if similarity is None:
-        from toolscore.env.similarity import Similarity
+        from toolscore.embed.similarity import Similarity
 
         similarity = Similarity(embedder)
     files = read_predictions(directory)

@@ -1,0 +1,1 @@
+"""Sentence embedders without torch, and the text similarity built on them."""

@@ -1,0 +1,1 @@
+"""What bounds the client's calls: retries, deadlines, and limits shared by processes."""

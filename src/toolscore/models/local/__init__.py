@@ -1,0 +1,1 @@
+"""The ``local/`` provider: a small model embedded through llama.cpp, for offline runs."""

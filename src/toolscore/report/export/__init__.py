@@ -1,0 +1,1 @@
+"""A run in other tools' formats: flat tables and Inspect evaluation logs."""

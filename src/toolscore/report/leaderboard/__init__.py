@@ -1,0 +1,1 @@
+"""The leaderboard: many runs as one table, in text, CSV and HTML."""
