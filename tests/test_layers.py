@@ -7,7 +7,9 @@
   be read, changed or removed on its own.
 * No two sibling modules or packages import each other, even lazily inside a function: a cycle
   means two modules are one concept split in two, and it is how a layer violation starts.
-* No module is longer than 400 lines, so every file can be read in one sitting.
+* A module is split by responsibility, not by line count: 400 lines is a guideline (a file
+  read in one sitting); a module over it says why in a ``# longer than 400 lines: ...``
+  comment, and none exceeds 600.
 
 import-linter runs in a subprocess with this checkout's ``src`` first on the path, so it
 analyses these sources, never an installed copy of toolscore.
@@ -23,7 +25,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 PACKAGE = SRC / "toolscore"
-MAX_LINES = 400
+MAX_LINES = 400  # the guideline: longer needs a reason written in the module
+HARD_MAX_LINES = 600
+WHY_LONGER = "# longer than 400 lines:"
 # cli/ modules that are not commands: the group itself, ``python -m``, and what commands share
 CLI_SHARED = {"__init__", "__main__", "common"}
 RUN = "import sys; from importlinter.cli import lint_imports_command as c; sys.exit(c())"
@@ -111,8 +115,10 @@ def test_a_violation_fails_the_check(tmp_path: Path) -> None:
     assert "layered.low -> layered.high" in report(done)
 
 
-def test_no_module_over_400_lines() -> None:
-    lengths = {str(p.relative_to(SRC)): len(p.read_text(encoding="utf-8").splitlines())
-               for p in sorted(PACKAGE.rglob("*.py"))}
-    assert len(lengths) > 50
-    assert {p: n for p, n in lengths.items() if n > MAX_LINES} == {}
+def test_module_length_is_a_guideline_with_reasons() -> None:
+    texts = {str(p.relative_to(SRC)): p.read_text(encoding="utf-8")
+             for p in sorted(PACKAGE.rglob("*.py"))}
+    assert len(texts) > 50
+    long = {p: len(t.splitlines()) for p, t in texts.items() if len(t.splitlines()) > MAX_LINES}
+    assert {p: n for p, n in long.items() if WHY_LONGER not in texts[p]} == {}
+    assert {p: n for p, n in long.items() if n > HARD_MAX_LINES} == {}
