@@ -72,7 +72,7 @@ test: install $(ST_STAMP) browser
 
 # Style, the layer contract, and types (mypy; its settings are in pyproject.toml).
 lint: install
-	$(BIN)/ruff check src tests perf
+	$(BIN)/ruff check src tests perf examples
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
