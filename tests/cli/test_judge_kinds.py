@@ -68,7 +68,7 @@ def test_acs_llm_judges_the_rows_of_an_acs_run(acs_run: Path) -> None:
 
 def test_acs_verify_needs_no_model_and_kind_options_pass_through(acs_run: Path) -> None:
     code, out, err = judge(str(acs_run), "--judge", "acs-verify", "--name", "verified",
-                           "-o", "group=none", "--no-cache", "--json")
+                           "-T", "group=none", "--no-cache", "--json")
     assert code == 0, err
     doc = json.loads(out)
     assert doc["config"]["options"]["judge"] == "acs-verify"
@@ -80,9 +80,9 @@ def test_a_kind_that_cannot_judge_the_run_says_why_in_one_line(acs_run: Path,
                                                                tmp_path: Path) -> None:
     code, _, err = judge(str(acs_run), "--judge", "tooleval-pref", "--model", "openai/fake")
     assert code == 2 and "compares two runs" in err and len(err.strip().splitlines()) == 1
-    code, _, err = judge(str(acs_run), "--judge", "acs-llm", "-o", "shots")
+    code, _, err = judge(str(acs_run), "--judge", "acs-llm", "-T", "shots")
     assert code == 2 and "KEY=VALUE" in err
-    code, _, err = judge(str(acs_run), "--judge", "acs-llm", "-o", "no_such=1",
+    code, _, err = judge(str(acs_run), "--judge", "acs-llm", "-T", "no_such=1",
                          "--model", "openai/fake")
     assert code == 2 and "no_such" in err and len(err.strip().splitlines()) == 1
 

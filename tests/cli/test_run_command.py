@@ -1,5 +1,5 @@
 """`toolscore run NAME` is built from the benchmark's declared options: its help lists them, an
-option it does not take is a one-line usage error (exit 2), and `score -o KEY=VALUE` rescores
+option it does not take is a one-line usage error (exit 2), and `score -T KEY=VALUE` rescores
 under another value of one of them."""
 
 from __future__ import annotations
@@ -53,13 +53,33 @@ def test_demo_run_then_score_with_an_override(tmp_path: Path) -> None:
     assert doc["config"]["options"]["max_calls_per_turn"] == 4
     text = invoke("score", str(out)).output
     assert "demo · model oracle · reference mode" in text and "100.0%" in text
-    strict = json.loads(invoke("score", str(out), "-o", "strict=true", "--json").output)
+    strict = json.loads(invoke("score", str(out), "-T", "strict=true", "--json").output)
     assert strict["metrics"]["strict"] is True
     assert json.loads((out / "scores.json").read_text())["strict"] is False
-    bad = invoke("score", str(out), "-o", "stric=true")
+    bad = invoke("score", str(out), "-T", "stric=true")
     assert bad.exit_code == 2 and "unknown option 'stric'" in bad.output
-    nokey = invoke("score", str(out), "-o", "strict")
+    nokey = invoke("score", str(out), "-T", "strict")
     assert nokey.exit_code == 2 and "expected KEY=VALUE" in nokey.output
+
+
+def test_task_options_set_what_the_flags_set(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = invoke("run", "demo", "-m", "oracle", "-T", "embedder=hashing", "-T", "split=easy",
+                  "-T", "max-calls-per-turn=2", "--no-cache", "--out", str(out), "--json")
+    assert done.exit_code == 0, done.output
+    options = json.loads((out / "run.json").read_text())["options"]
+    assert (options["split"], options["embedder"], options["max_calls_per_turn"]) == (
+        "easy", "hashing", 2)
+    assert list(json.loads(done.output)["metrics"]) != [] and "hard" not in \
+        json.loads(done.output)["metrics"]
+    unknown = invoke("run", "demo", "-m", "oracle", "-T", "splat=easy")
+    assert unknown.exit_code == 2 and "no option 'splat'" in unknown.output
+    twice = invoke("run", "demo", "-m", "oracle", "-T", "split=easy", "--split", "hard")
+    assert twice.exit_code == 2 and "given twice" in twice.output
+    bad = invoke("run", "demo", "-m", "oracle", "-T", "split=some", "--no-cache",
+                 "--out", str(tmp_path / "bad"))
+    assert bad.exit_code == 2 and "'some' is not one of" in bad.output
+    assert not (tmp_path / "bad").exists()
 
 
 @needs("tooltalk")

@@ -1,4 +1,4 @@
-"""``toolscore score RUN -o KEY=VALUE`` says which mode it scored in: the printed header and the
+"""``toolscore score RUN -T KEY=VALUE`` says which mode it scored in: the printed header and the
 ``--json`` document's configuration carry the overridden option as the benchmark read it,
 while the run's own files keep theirs."""
 
@@ -39,9 +39,9 @@ def test_header_and_json_name_the_mode_scored_in(runs: dict[str, Path], run: str
                                                  mode: str) -> None:
     path = runs[run]
     assert f"· {run} mode ·" in header(score(str(path)))
-    shown = header(score(str(path), "-o", f"strict={value}"))
+    shown = header(score(str(path), "-T", f"strict={value}"))
     assert shown.startswith("demo · model oracle") and f"· {mode} mode ·" in shown
-    doc = json.loads(score(str(path), "-o", f"strict={value}", "--json"))
+    doc = json.loads(score(str(path), "-T", f"strict={value}", "--json"))
     wanted = mode == "strict"
     assert doc["config"]["options"]["strict"] is wanted
     assert doc["config"]["benchmark_config"]["strict"] is wanted

@@ -75,7 +75,7 @@ def test_a_new_benchmarks_declared_option_is_never_acted_on_from_a_run(
     view = run_view(run.config.to_dict())  # a report: shown generically, nothing run
     assert not view.rebuilt and "hook" in (view.note or "")
     assert toolscore.load_run(run.path).records
-    with pytest.raises(ValueError, match=r"hook 'touch it' runs this command.*-o hook="):
+    with pytest.raises(ValueError, match=r"hook 'touch it' runs this command.*-T hook="):
         toolscore.score(run.path)
     with pytest.raises(ValueError, match="--hook 'touch it'.*--allow-run-commands"):
         toolscore.resume(run.path)

@@ -74,11 +74,11 @@ def test_a_foreign_plugin_set_is_not_imported_from_a_run(tmp_path: Path,
     done = toolscore("score", str(run), cwd=tmp_path, env=env)  # matching needs its rules
     assert not marker.exists()
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert "plugins" in done.stderr and "-o plugins=basket" in done.stderr
+    assert "plugins" in done.stderr and "-T plugins=basket" in done.stderr
     done = toolscore("run", "tooltalk", "--resume", str(run), cwd=tmp_path, env=env)
     assert not marker.exists()
     assert done.returncode == 2 and "--plugins basket" in done.stderr
-    done = toolscore("score", str(run), "-o", "plugins=basket", "--json", cwd=tmp_path, env=env)
+    done = toolscore("score", str(run), "-T", "plugins=basket", "--json", cwd=tmp_path, env=env)
     assert done.returncode == 0 and marker.exists(), done.stderr[-2000:]
     assert json.loads(done.stdout)["metrics"] == metrics
     marker.unlink()

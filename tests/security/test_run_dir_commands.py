@@ -63,7 +63,7 @@ def test_reading_and_scoring_start_nothing(setup: tuple[Path, Path, dict[str, An
     untouched(marker, done)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["metrics"] == made["metrics"]  # the recorded tools score it
-    done = toolscore("score", str(run), "-o", "strict=true", "--json", cwd=tmp_path)
+    done = toolscore("score", str(run), "-T", "strict=true", "--json", cwd=tmp_path)
     untouched(marker, done)
     assert done.returncode == 0 and json.loads(done.stdout)["metrics"]["strict"] is True
     other = tmp_path / "other"

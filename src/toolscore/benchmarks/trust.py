@@ -92,8 +92,8 @@ class UntrustedRun(ValueError):
                  how: str = "flag", source: str = "") -> None:
         self.items, self.doing, self.how = items, doing, how
         asks = "; ".join(f"{w.name} {_short(w.value)} {w.what}" for w in items)
-        if how == "override":  # -o NAME=VALUE takes one value: a list of two cannot be said
-            repeat = " ".join(f"-o {w.name}={shlex.quote(_text(w.value))}" for w in items
+        if how == "override":  # -T NAME=VALUE takes one value: a list of two cannot be said
+            repeat = " ".join(f"-T {w.name}={shlex.quote(_text(w.value))}" for w in items
                               if not (isinstance(w.value, (list, tuple)) and len(w.value) > 1))
         else:
             repeat = " ".join(w.shown() for w in items)

@@ -25,18 +25,18 @@ from toolscore.cli.common import (
 
 
 def _key_values(given: tuple[str, ...]) -> dict[str, str]:
-    """``-o KEY=VALUE`` pairs (dashes in KEY read as underscores); the judging benchmark
+    """``-T KEY=VALUE`` pairs (dashes in KEY read as underscores); the judging benchmark
     checks and converts each value."""
     out: dict[str, str] = {}
     for item in given:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise click.BadParameter(f"{item!r}: expected KEY=VALUE", param_hint="-o/--option")
+            raise click.BadParameter(f"{item!r}: expected KEY=VALUE", param_hint="-T/--option")
         out[key.strip().replace("-", "_")] = value
     return out
 
 
-# ToolEval's pass-rate flags, kept as they were: each is the -o option of the same name
+# ToolEval's pass-rate flags, kept as they were: each is the -T option of the same name
 ALIASES = ("mode", "votes", "seed", "strict", "temperature")
 
 
@@ -56,22 +56,22 @@ ALIASES = ("mode", "votes", "seed", "strict", "temperature")
 @click.option("--name", "name", default=None,
               help="Folder under RUN_DIR/judgements/ (default: the judge config's name, else "
                    "the judge's).")
-@click.option("--option", "-o", "kind_options", multiple=True, metavar="KEY=VALUE",
-              help="An option of the kind's judging benchmark (repeatable), e.g. -o shots=2 "
+@click.option("--option", "-T", "kind_options", multiple=True, metavar="KEY=VALUE",
+              help="An option of the kind's judging benchmark (repeatable), e.g. -T shots=2 "
                    "for acs-llm; see toolscore run BENCHMARK --help.")
 @click.option("--mode", "mode", type=click.Choice(["reference", "stable"]), default=None,
-              help="tooleval-pass (-o mode=...): reference (default): asked and aggregated as "
+              help="tooleval-pass (-T mode=...): reference (default): asked and aggregated as "
                    "ToolEval's code; stable: toolscore's procedure (JSON verdicts, "
                    "StableToolBench score).")
 @click.option("--votes", "votes", type=int, default=None,
-              help="Judgements per sample (-o votes=N; tooleval-pass default 4).")
+              help="Judgements per sample (-T votes=N; tooleval-pass default 4).")
 @click.option("--seed", "seed", type=int, default=None,
-              help="Seed of the coin flips (unsure votes, tied labels) (-o seed=N; default 0).")
+              help="Seed of the coin flips (unsure votes, tied labels) (-T seed=N; default 0).")
 @click.option("--strict", "strict", is_flag=True, default=None,
-              help="tooleval-pass (-o strict=true): a give-up answer fails (the reference lets "
+              help="tooleval-pass (-T strict=true): a give-up answer fails (the reference lets "
                    "it pass when the judge calls the task unsolvable).")
 @click.option("--temperature", "temperature", type=float, default=None,
-              help="Judge sampling temperature (-o temperature=T; tooleval-pass default 0.2 "
+              help="Judge sampling temperature (-T temperature=T; tooleval-pass default 0.2 "
                    "in the reference mode, 0.7 in the stable mode).")
 @click.option("--max-concurrency", "max_concurrency", type=int, default=8, show_default=True,
               help="Samples judged at once.")

@@ -101,7 +101,34 @@ GENERIC.append(click.Option(
     help="A model argument, VALUE read as JSON (else text), repeatable: -M top_p=0.9 "
          "-M extra_body='{\"x\": 1}'. Replaces the benchmark's value on every model call; "
          "stored in run.json and in the cache key."))
+GENERIC.append(click.Option(
+    ["-T", "--task-option", "task_option"], multiple=True, metavar="KEY=VALUE",
+    help="A benchmark option by name, as its own flag would set it (Inspect's -T), "
+         "repeatable: -T split=easy -T strict=true. A list option takes one -T per item."))
 GENERIC_NAMES = {p.name for p in GENERIC}
+
+
+def task_options(pairs: tuple[str, ...], own: set[str], typed: list[str],
+                 flag: str = "-T") -> dict[str, Any]:
+    """Benchmark options given as KEY=VALUE pairs (values as text, converted as the option's
+    flag converts them); an unknown name, or a name also given by its own flag, is one line."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        name = key.strip().replace("-", "_")
+        if not sep or not name:
+            raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE (a benchmark option)")
+        if own and name not in own:
+            raise ValueError(f"{flag} {pair!r}: no option {name!r} (its options: "
+                             f"{', '.join(sorted(own))})")
+        if name in typed:
+            raise ValueError(f"{flag} {name} and --{name.replace('_', '-')}: given twice")
+        if name in out:  # repeated: a list option's items
+            prev = out[name]
+            out[name] = [*prev, value] if isinstance(prev, list) else [prev, value]
+        else:
+            out[name] = value
+    return out
 
 
 def _click_option(f: dataclasses.Field[Any], hint: Any) -> click.Option | None:
@@ -277,7 +304,11 @@ class RunGroup(click.Group):
             options = {k: (list(v) if isinstance(v, tuple) else v)
                        for k, v in kwargs.items() if k in own}
             typed = typed_here(click.get_current_context(), [*own, "model"])
-            given = {k: generic["model"] if k == "model" else options[k] for k in typed}
+            with UserErrors():
+                by_pair = task_options(generic.get("task_option") or (), own, typed)
+            options.update(by_pair)
+            given = {k: generic["model"] if k == "model" else options[k]
+                     for k in [*typed, *by_pair]}
             _run(name, generic, options, given)
 
         doc = (cls.description or cls.__doc__ or "").strip().splitlines()[0:1]
@@ -304,7 +335,7 @@ def _parse_overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            fail(f"-o {pair!r}: expected KEY=VALUE (a benchmark option)")
+            fail(f"-T {pair!r}: expected KEY=VALUE (a benchmark option)")
         out[key.strip().replace("-", "_")] = value
     return out
 
@@ -313,8 +344,8 @@ def _parse_overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.argument("target")
 @click.option("--predictions", type=click.Path(path_type=Path), default=None,
               help="Files written by the method's own code (TARGET is then the benchmark).")
-@click.option("-o", "--option", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Score under another value of a benchmark option (e.g. -o strict=true); "
+@click.option("-T", "--option", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Score under another value of a benchmark option (e.g. -T strict=true); "
                    "the run's own scores are then left as they are.")
 @click.option("--data", type=click.Path(path_type=Path), default=None,
               help="Dataset folder (with --predictions).")
@@ -324,7 +355,7 @@ def _parse_overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--allow-run-commands", is_flag=True,
               help="Let the run directory's options start what they name (an MCP server "
                    "command, a plugin set) if scoring needs it; without it, the run's "
-                   "recorded tools are used, or repeat the option with -o.")
+                   "recorded tools are used, or repeat the option with -T.")
 def score_command(target: str, predictions: Path | None, overrides: tuple[str, ...],
                   data: Path | None, out: Path | None, json_out: bool,
                   allow_run_commands: bool) -> None:
@@ -349,7 +380,7 @@ def score_command(target: str, predictions: Path | None, overrides: tuple[str, .
         doc = run.to_dict()
         if options:
             # The header and --json say how these scores were computed: the run's options
-            # with the overrides in, as the benchmark read them (-o strict=true is True).
+            # with the overrides in, as the benchmark read them (-T strict=true is True).
             from toolscore.benchmarks.base import option_fields, options_to_json, parse_options
             from toolscore.benchmarks.registry import benchmark_class
 

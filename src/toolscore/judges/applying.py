@@ -32,7 +32,7 @@ class JudgeRequest:
     base_url: str | None = None
     judge_config: Path | None = None
     config: Any = None  # the JudgeConfig read from judge_config
-    options: dict[str, Any] = field(default_factory=dict)  # kind-specific (-o KEY=VALUE)
+    options: dict[str, Any] = field(default_factory=dict)  # kind-specific (-T KEY=VALUE)
 
     @property
     def benchmark(self) -> str:

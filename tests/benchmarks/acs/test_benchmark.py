@@ -61,7 +61,7 @@ def test_run_acs_verify_from_the_cli_is_judge_agreement(tmp_path: Path) -> None:
     assert len(records) == 322 and all(r["scores"]["correct"] for r in records)
     assert {r["meta"]["split"] for r in records} == set(scores["report"]["groups"])
     # rescoring under another grouping is a what-if: the run's own scores stay as they are
-    kind = toolscore("score", "run", "-o", "group=kind", "--json", cwd=tmp_path)
+    kind = toolscore("score", "run", "-T", "group=kind", "--json", cwd=tmp_path)
     assert kind.returncode == 0, kind.stderr[-2000:]
     assert "tonnage" in json.loads(kind.stdout)["metrics"]["report"]["groups"]
     assert json.loads((tmp_path / "run" / "scores.json").read_text()) == scores

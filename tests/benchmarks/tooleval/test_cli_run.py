@@ -86,7 +86,7 @@ def test_run_tooleval_report_score_compare_export(tmp_path: Path) -> None:
     shown = toolscore("report", "a", cwd=tmp_path)
     assert shown.returncode == 0 and "pass rate" in shown.stdout and "G1_tool" in shown.stdout
 
-    strict = toolscore("score", "a", "-o", "strict=true", "--json", cwd=tmp_path)
+    strict = toolscore("score", "a", "-T", "strict=true", "--json", cwd=tmp_path)
     assert strict.returncode == 0, strict.stderr[-2000:]
     smetrics = json.loads(strict.stdout)["metrics"]
     assert smetrics["mode"] == "stable, strict"

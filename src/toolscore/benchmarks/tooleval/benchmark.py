@@ -6,7 +6,7 @@ answers, or another toolscore run); what a ToolEval run calls is the judge. So t
 ``--model`` is the judge, each sample is judged ``votes`` times by
 :func:`~toolscore.benchmarks.tooleval.passrate.judge_once`, and every verdict (with its raw
 text) is stored in the record. Scoring reads only the record (:mod:`.scoring`), so rescoring,
-``-o strict=true`` and resuming are free, and the run gets the same report, compare and export
+``-T strict=true`` and resuming are free, and the run gets the same report, compare and export
 as every other benchmark. Repeated epochs judge again with new vote numbers (new cache
 entries and coin flips), which is what the stable rule's spread over runs needs; each
 (query, epoch) then counts as one query of the aggregate.

@@ -4,7 +4,7 @@ A run stores every verdict a sample's judgements rest on (labels, raw text, erro
 of the judge-free cases applied (no answer, no ``Finish`` call, a give-up). The outcome of each
 judgement, the mode's pass (seeded coin flips), the per-query label and the stable score are
 derived here from that record, so ``toolscore score RUN`` gives the run's numbers again at no
-cost, and ``-o strict=true`` or ``-o seed=N`` shows the same verdicts under another rule. The
+cost, and ``-T strict=true`` or ``-T seed=N`` shows the same verdicts under another rule. The
 questions were asked the way the run's mode asks (``procedure`` in the record; records written
 before the modes existed were asked the stable way); rescoring under the other mode's rule
 re-aggregates the same verdicts and the report says which questions were asked. The run judges a
