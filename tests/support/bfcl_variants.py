@@ -366,3 +366,50 @@ def all_rows(root: Path, categories=SINGLE_TURN):
         for id_, variants in category_variants(root, category):
             for name, result in variants.items():
                 yield category, id_, name, result
+
+
+# ---- reading the fixtures ---------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bfcl"
+
+
+def load_manifest() -> dict:
+    return json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))
+
+
+def load_verdicts() -> dict:
+    """{category: {id: {variant: {"valid", "error_type", "errors"}}}} as the reference judged."""
+    import gzip
+
+    with gzip.open(FIXTURES / "verdicts.json.gz", "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def load_summary(which: str) -> dict:
+    """A full run's per-category accuracies ("oracle" or "mixed")."""
+    return json.loads((FIXTURES / f"summary_{which}.json").read_text(encoding="utf-8"))
+
+
+def decode_fc(raw) -> tuple[list[dict] | None, str | None]:
+    """(decoded calls, None), or (None, exception text) when decoding fails, the way BFCL's
+    OpenAI function-calling handlers decode a raw output: each item's first key is the
+    function, its value parsed as JSON. A text reply is walked like a list, so it fails on
+    its first character ("'str' object has no attribute 'keys'"); an empty text decodes to
+    no calls."""
+    try:
+        decoded = []
+        for item in raw:
+            name = list(item.keys())[0]
+            decoded.append({name: json.loads(item[name])})
+        return decoded, None
+    except Exception as error:  # the reference keeps whatever the decoder raised, as text
+        return None, str(error)
+
+
+def fixture_rows(root: Path, categories=SINGLE_TURN):
+    """(category, entry, answer, variant, raw output, reference verdict) for every row."""
+    verdicts = load_verdicts()
+    for category in categories:
+        for entry, answer in load_category(root, category):
+            for name, raw in entry_variants(category, entry, answer).items():
+                yield category, entry, answer, name, raw, verdicts[category][entry["id"]][name]
