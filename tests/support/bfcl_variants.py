@@ -31,6 +31,7 @@ LIVE = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple
 SINGLE_TURN = NON_LIVE + LIVE
 ORACLE = "ground_truth"
 TEXT_REPLY = "None of the available tools fits this request, so I will answer directly."
+DONE_REPLY = "Done: that is all for this request."
 PREFIX = "BFCL_v4_"
 
 
@@ -368,6 +369,84 @@ def all_rows(root: Path, categories=SINGLE_TURN):
                 yield category, id_, name, result
 
 
+# ---- multi-turn (multi_turn_base) --------------------------------------------------------
+
+MULTI_TURN = ("multi_turn_base",)
+# the function documents of each class a multi-turn entry involves
+CLASS_DOCS = {"GorillaFileSystem": "gorilla_file_system.json", "MathAPI": "math_api.json",
+              "MessageAPI": "message_api.json", "TwitterAPI": "posting_api.json",
+              "TicketAPI": "ticket_api.json", "TradingBot": "trading_bot.json",
+              "TravelAPI": "travel_booking.json", "VehicleControlAPI": "vehicle_control.json"}
+
+
+def multi_turn_files(category: str) -> list[str]:
+    return dataset_files(category) + [f"multi_turn_func_doc/{name}"
+                                      for name in sorted(set(CLASS_DOCS.values()))]
+
+
+def _parameter_order(root: Path, entry: dict) -> dict[str, list[str]]:
+    order = {}
+    for class_name in entry["involved_classes"]:
+        for doc in read_lines(root / "multi_turn_func_doc" / CLASS_DOCS[class_name]):
+            order[doc["name"]] = list(doc["parameters"].get("properties", {}))
+    return order
+
+
+def parse_call(text: str, order: dict[str, list[str]]) -> tuple[str, dict]:
+    """A ground-truth call such as ``mv(source='a', destination='b')`` (positional
+    arguments named from the function document) as (name, arguments)."""
+    import ast
+
+    node = ast.parse(text, mode="eval").body
+    name = node.func.id
+    args = dict(zip(order[name], (ast.literal_eval(arg) for arg in node.args), strict=False))
+    args.update({kw.arg: ast.literal_eval(kw.value) for kw in node.keywords})
+    return name, args
+
+
+def _turns(calls_per_turn: list[list[tuple[str, dict]]], split: bool = False) -> list:
+    # a turn is the model's steps: its tool calls (one step, or one per call), then a reply
+    # in text, which BFCL's multi-turn decoding skips
+    turns = []
+    for calls in calls_per_turn:
+        steps = ([_raw([call]) for call in calls] if split else [_raw(calls)]) if calls else []
+        turns.append(steps + [DONE_REPLY])
+    return turns
+
+
+def multi_turn_variants(root: Path, entry: dict, answer: dict) -> dict[str, object]:
+    order = _parameter_order(root, entry)
+    truth = [[parse_call(text, order) for text in turn] for turn in answer["ground_truth"]]
+    out: dict[str, object] = {ORACLE: _turns(truth), "one_call_per_step": _turns(truth, True)}
+    first = next(i for i, turn in enumerate(truth) if turn)
+    dropped = [list(turn) for turn in truth]
+    dropped[first] = dropped[first][:-1]
+    out["drop_call"] = _turns(dropped)
+    out["no_calls_first_turn"] = _turns([[] if i == first else turn
+                                         for i, turn in enumerate(truth)])
+    out["missing_last_turn"] = _turns(truth[:-1])
+    for t, turn in enumerate(truth):
+        for c, (name, args) in enumerate(turn):
+            param = _first_param(args, {}, lambda v: isinstance(v, str) and v != "")
+            if param is None:
+                param = _first_param(args, {}, lambda v: _is_int(v) or isinstance(v, float))
+            if param is not None:
+                changed = [list(each) for each in truth]
+                value = args[param]
+                changed[t][c] = (name, {**args, param: value + ("zzq" if isinstance(
+                    value, str) else 7)})
+                out["wrong_argument"] = _turns(changed)
+                return out
+    return out
+
+
+def multi_turn_rows(root: Path, categories=MULTI_TURN):
+    for category in categories:
+        for entry, answer in load_category(root, category):
+            for name, result in multi_turn_variants(root, entry, answer).items():
+                yield category, entry["id"], name, result
+
+
 # ---- reading the fixtures ---------------------------------------------------------------
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bfcl"
@@ -377,11 +456,12 @@ def load_manifest() -> dict:
     return json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))
 
 
-def load_verdicts() -> dict:
-    """{category: {id: {variant: {"valid", "error_type", "errors"}}}} as the reference judged."""
+def load_verdicts(name: str = "verdicts") -> dict:
+    """{category: {id: {variant: {"valid", "error_type", "errors"}}}} as the reference judged
+    ("verdicts": single-turn; "verdicts_multi_turn": multi_turn_base)."""
     import gzip
 
-    with gzip.open(FIXTURES / "verdicts.json.gz", "rt", encoding="utf-8") as handle:
+    with gzip.open(FIXTURES / f"{name}.json.gz", "rt", encoding="utf-8") as handle:
         return json.load(handle)
 
 

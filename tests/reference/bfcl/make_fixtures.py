@@ -16,7 +16,9 @@ What it does, all inside a temporary BFCL project root (``BFCL_PROJECT_ROOT``):
    files list as failed are exactly the rows judged invalid in step 1, and keeps the
    per-category accuracies (``summary_<set>.json``) and the CSV tables it writes
    (``summary_<set>_<table>.csv``) verbatim.
-3. Records the package version, the command, the date and the sha256 of every dataset file
+3. Does the same for multi_turn_base (``verdicts_multi_turn.json.gz``, with the
+   evaluator's per-entry multi-turn function, and ``summary_multi_turn_<set>``).
+4. Records the package version, the command, the date and the sha256 of every dataset file
    used in ``manifest.json`` and ``README.md``.
 
 The evaluator reads the dataset copy shipped inside its package; the script refuses to run
@@ -63,8 +65,9 @@ def sha256(path: Path) -> str:
 
 
 def dataset_hashes(root: Path) -> dict[str, str]:
-    return {name: sha256(root / name)
-            for category in bv.SINGLE_TURN for name in bv.dataset_files(category)}
+    names = [name for category in bv.SINGLE_TURN for name in bv.dataset_files(category)]
+    names += [name for category in bv.MULTI_TURN for name in bv.multi_turn_files(category)]
+    return {name: sha256(root / name) for name in names}
 
 
 def plain(value):
@@ -118,6 +121,50 @@ def judge_rows(data: Path) -> tuple[dict, Counter]:
     return verdicts, counts
 
 
+def judge_multi_turn(data: Path) -> tuple[dict, Counter]:
+    """The same for multi_turn_base, with the evaluator's per-entry multi-turn function."""
+    import copy
+
+    from bfcl_eval.eval_checker import eval_runner as er
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+    from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
+
+    handler = er.get_handler(MODEL)
+    verdicts: dict = {}
+    counts: Counter = Counter()
+    for category in bv.MULTI_TURN:
+        prompts = load_dataset_entry(category, include_prereq=False,
+                                     include_language_specific_hint=False)
+        answers = load_ground_truth_entry(category)
+        table = verdicts[category] = {}
+        for index, (entry, answer) in enumerate(bv.load_category(data, category)):
+            assert prompts[index]["id"] == entry["id"]
+            table[entry["id"]] = {}
+            for name, raw in bv.multi_turn_variants(data, entry, answer).items():
+                # the evaluator keeps each entry's simulated backends in module globals,
+                # keyed by model and entry: drop them so that every row starts afresh
+                before = set(vars(multi_turn_utils))
+                out = er._evaluate_single_multi_turn_entry(
+                    handler, entry["id"], json.loads(json.dumps(raw)),
+                    answers[index]["ground_truth"], copy.deepcopy(prompts[index]), MODEL,
+                    category)
+                for key in set(vars(multi_turn_utils)) - before:
+                    delattr(multi_turn_utils, key)
+                table[entry["id"]][name] = multi_turn_verdict(out)
+                counts[(category, name, bool(out["valid"]))] += 1
+    return verdicts, counts
+
+
+def multi_turn_verdict(out: dict) -> dict:
+    if out["valid"]:
+        return {"valid": True, "error_type": None, "errors": []}
+    error = out["error"]
+    message = error.get("error_message", [])
+    # the execution details BFCL attaches are left out (they are large)
+    return {"valid": False, "error_type": error["error_type"],
+            "errors": plain(message if isinstance(message, list) else [message])}
+
+
 def _write_lines(path: Path, lines: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
@@ -125,28 +172,39 @@ def _write_lines(path: Path, lines: list[dict]) -> None:
             handle.write(json.dumps(line) + "\n")
 
 
-def full_run(data: Path, project: Path, which: str, verdicts: dict) -> dict:
+def full_run(data: Path, project: Path, which: str, verdicts: dict,
+             categories=bv.SINGLE_TURN) -> dict:
     """Write a whole run's result files, evaluate them with ``bfcl evaluate``, check the
     failures against the per-row verdicts, and keep the aggregate outputs."""
+    multi = categories == bv.MULTI_TURN
     chosen: dict[str, dict[str, str]] = {}
-    for category in bv.SINGLE_TURN:
-        if which == "oracle":
-            lines = bv.oracle_results(data, category)
-            chosen[category] = {line["id"]: bv.ORACLE for line in lines}
+    for category in categories:
+        rows = (list(bv.multi_turn_variants(data, e, a).items())
+                for e, a in bv.load_category(data, category)) if multi else None
+        if multi:
+            ids = [e["id"] for e, _ in bv.load_category(data, category)]
+            lines = []
+            for k, (id_, variants) in enumerate(zip(ids, rows, strict=True)):
+                name, raw = variants[0] if which.endswith("oracle") else variants[
+                    k % len(variants)]
+                lines.append({"id": id_, "variant": name, "result": raw})
+        elif which == "oracle":
+            lines = [{**line, "variant": bv.ORACLE} for line in bv.oracle_results(data, category)]
         else:
             lines = bv.mixed_results(data, category)
-            chosen[category] = {line["id"]: line.pop("variant") for line in lines}
-        group = "live" if category.startswith("live_") else "non_live"
+        chosen[category] = {line["id"]: line.pop("variant") for line in lines}
+        group = ("multi_turn" if multi else "live" if category.startswith("live_")
+                 else "non_live")
         _write_lines(project / "result" / MODEL / group / f"{bv.PREFIX}{category}_result.json",
                      lines)
     bfcl = Path(sys.executable).with_name("bfcl")
     env = {**os.environ, "BFCL_PROJECT_ROOT": str(project)}
     proc = subprocess.run([str(bfcl), "evaluate", "--model", MODEL, "--test-category",
-                           "single_turn"], cwd=project, env=env, capture_output=True,
+                           ",".join(categories)], cwd=project, env=env, capture_output=True,
                           text=True, check=True)
     printed = [line for line in proc.stdout.splitlines() if "Accuracy" in line]
     summary: dict = {"set": which, "model": MODEL, "printed": printed, "categories": {}}
-    for category in bv.SINGLE_TURN:
+    for category in categories:
         (score,) = (project / "score").rglob(f"{bv.PREFIX}{category}_score.json")
         header, *failed = bv.read_lines(score)
         failures = {row["id"]: (row.get("error_type") or row["error"].get("error_type"))
@@ -162,6 +220,13 @@ def full_run(data: Path, project: Path, which: str, verdicts: dict) -> dict:
     for table in sorted((project / "score").glob("*.csv")):
         shutil.copyfile(table, OUT / f"summary_{which}_{table.name}")
     return summary
+
+
+def write_gzip_json(path: Path, value) -> None:
+    # no name or time in the gzip header: the same verdicts give the same bytes
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
+                                                filename="") as handle:
+        handle.write(json.dumps(value, sort_keys=True).encode())
 
 
 def main() -> None:
@@ -185,18 +250,24 @@ def main() -> None:
         for old in OUT.glob("summary_*"):
             old.unlink()
         verdicts, counts = judge_rows(data)
-        with (open(OUT / "verdicts.json.gz", "wb") as raw,
-              gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as handle):
-            handle.write(json.dumps(verdicts, sort_keys=True).encode())
+        write_gzip_json(OUT / "verdicts.json.gz", verdicts)
         for which in SETS:
             summary = full_run(data, project / which, which, verdicts)
             (OUT / f"summary_{which}.json").write_text(json.dumps(summary, indent=1) + "\n")
+        multi, multi_counts = judge_multi_turn(data)
+        write_gzip_json(OUT / "verdicts_multi_turn.json.gz", multi)
+        for which in ("multi_turn_oracle", "multi_turn_mixed"):
+            summary = full_run(data, project / which, which, multi, bv.MULTI_TURN)
+            (OUT / f"summary_{which}.json").write_text(json.dumps(summary, indent=1) + "\n")
+        counts.update(multi_counts)
+        multi_rows = list(bv.multi_turn_rows(data))
         rows = list(bv.all_rows(data))
         manifest = {
             "bfcl_eval": version("bfcl_eval"), "model": MODEL,
             "command": "python tests/reference/bfcl/make_fixtures.py",
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
             "datasets": hashes, "rows": len(rows), "rows_sha256": bv.digest(rows),
+            "multi_turn_rows": len(multi_rows), "multi_turn_rows_sha256": bv.digest(multi_rows),
             "counts": {f"{c}/{v}": {"valid": counts[(c, v, True)],
                                     "invalid": counts[(c, v, False)]}
                        for c, v in sorted({(c, v) for c, v, _ in counts})},
@@ -223,6 +294,11 @@ def write_readme(manifest: dict) -> None:
         "  `bfcl evaluate` run over the single-turn categories (the oracle; entry k given its",
         "  variant k mod n), with the variant each entry got and the lines it printed.",
         "- `summary_<set>_data_*.csv`: the tables `bfcl evaluate` wrote for those runs.",
+        "- `verdicts_multi_turn.json.gz`, `summary_multi_turn_{oracle,mixed}.json` and their",
+        f"  CSVs: the same for multi_turn_base ({manifest['multi_turn_rows']} rows: the",
+        "  ground-truth calls per turn, and perturbations such as a dropped call, a wrong",
+        "  argument, a turn without calls, a missing turn); BFCL's execution details are left",
+        "  out of the verdicts.",
         "- `manifest.json`: version, model, date, dataset sha256s, row count and digest.",
         "",
         "Dataset files used (sha256):",

@@ -32,8 +32,9 @@ def test_dataset_files_match_the_recorded_hashes(manifest):
     changed = sorted(name for name, digest in found.items()
                      if digest != manifest["datasets"][name])
     assert not changed, f"dataset files differ (rerun make_fixtures.py): {changed}"
-    assert set(manifest["datasets"]) == {name for category in bv.SINGLE_TURN
-                                         for name in bv.dataset_files(category)}
+    assert set(manifest["datasets"]) == (
+        {name for category in bv.SINGLE_TURN for name in bv.dataset_files(category)}
+        | {name for category in bv.MULTI_TURN for name in bv.multi_turn_files(category)})
 
 
 def test_generator_yields_exactly_the_recorded_rows(manifest, verdicts):
@@ -45,6 +46,17 @@ def test_generator_yields_exactly_the_recorded_rows(manifest, verdicts):
     assert keys == recorded
     assert bv.digest(rows) == manifest["rows_sha256"], \
         "the generated predictions changed: rerun make_fixtures.py"
+
+
+def test_multi_turn_generator_yields_exactly_the_recorded_rows(manifest):
+    rows = list(bv.multi_turn_rows(dataset("bfcl")))
+    recorded = {(category, id_, name)
+                for category, table in bv.load_verdicts("verdicts_multi_turn").items()
+                for id_, by_variant in table.items() for name in by_variant}
+    assert {(category, id_, name) for category, id_, name, _ in rows} == recorded
+    assert len(rows) == manifest["multi_turn_rows"]
+    assert bv.digest(rows) == manifest["multi_turn_rows_sha256"], \
+        "the generated multi-turn predictions changed: rerun make_fixtures.py"
 
 
 def test_every_entry_has_an_oracle_row(verdicts):
