@@ -172,29 +172,31 @@ def _write_lines(path: Path, lines: list[dict]) -> None:
             handle.write(json.dumps(line) + "\n")
 
 
+def run_lines(data: Path, category: str, which: str) -> list[dict]:
+    """A result file's lines ({"id", "variant", "result"}): every entry's oracle, or for a
+    mixed set entry k's variant k mod n."""
+    if category not in bv.MULTI_TURN:
+        if which.endswith("oracle"):
+            return [{**line, "variant": bv.ORACLE} for line in bv.oracle_results(data, category)]
+        return bv.mixed_results(data, category)
+    lines = []
+    for k, (entry, answer) in enumerate(bv.load_category(data, category)):
+        variants = list(bv.multi_turn_variants(data, entry, answer).items())
+        name, raw = variants[0] if which.endswith("oracle") else variants[k % len(variants)]
+        lines.append({"id": entry["id"], "variant": name, "result": raw})
+    return lines
+
+
 def full_run(data: Path, project: Path, which: str, verdicts: dict,
              categories=bv.SINGLE_TURN) -> dict:
     """Write a whole run's result files, evaluate them with ``bfcl evaluate``, check the
     failures against the per-row verdicts, and keep the aggregate outputs."""
-    multi = categories == bv.MULTI_TURN
     chosen: dict[str, dict[str, str]] = {}
     for category in categories:
-        rows = (list(bv.multi_turn_variants(data, e, a).items())
-                for e, a in bv.load_category(data, category)) if multi else None
-        if multi:
-            ids = [e["id"] for e, _ in bv.load_category(data, category)]
-            lines = []
-            for k, (id_, variants) in enumerate(zip(ids, rows, strict=True)):
-                name, raw = variants[0] if which.endswith("oracle") else variants[
-                    k % len(variants)]
-                lines.append({"id": id_, "variant": name, "result": raw})
-        elif which == "oracle":
-            lines = [{**line, "variant": bv.ORACLE} for line in bv.oracle_results(data, category)]
-        else:
-            lines = bv.mixed_results(data, category)
+        lines = run_lines(data, category, which)
         chosen[category] = {line["id"]: line.pop("variant") for line in lines}
-        group = ("multi_turn" if multi else "live" if category.startswith("live_")
-                 else "non_live")
+        group = ("multi_turn" if category in bv.MULTI_TURN
+                 else "live" if category.startswith("live_") else "non_live")
         _write_lines(project / "result" / MODEL / group / f"{bv.PREFIX}{category}_result.json",
                      lines)
     bfcl = Path(sys.executable).with_name("bfcl")
@@ -226,7 +228,8 @@ def write_gzip_json(path: Path, value) -> None:
     # no name or time in the gzip header: the same verdicts give the same bytes
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
                                                 filename="") as handle:
-        handle.write(json.dumps(value, sort_keys=True).encode())
+        # BFCL's own key order is kept (its error records are dicts too)
+        handle.write(json.dumps(value).encode())
 
 
 def main() -> None:
