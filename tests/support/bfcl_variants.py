@@ -1,10 +1,11 @@
-"""Prediction sets for BFCL's single-turn categories, in the result-file shape of an OpenAI
-function-calling ("-FC") model, derived deterministically from the dataset.
+"""Prediction sets for BFCL's single-turn categories and multi_turn_base, in the result-file
+shape of an OpenAI function-calling ("-FC") model, derived deterministically from the dataset.
 
 For every entry the generator yields named variants of a model's raw output: the ground
 truth (``ORACLE``) and perturbations that each aim at one of BFCL's verdicts (a wrong type,
 a missing or unexpected parameter, a wrong value, a wrong function name, a wrong number of
-calls, text instead of calls, calls where none are wanted, arguments that are not JSON).
+calls, text instead of calls, calls where none are wanted, arguments that are not JSON; for
+multi-turn entries, a dropped call, a wrong argument, a turn without calls, a missing turn).
 A fixture row is ``(category, id, variant) -> verdict``; the reference evaluator's verdicts
 for every row live in ``tests/fixtures/bfcl/`` and the tests regenerate the predictions from
 the shared dataset.
@@ -211,14 +212,11 @@ def _some_call(entry: dict) -> list[dict[str, str]]:
 
 def _relevance_variants(category: str, entry: dict) -> dict[str, object]:
     call = _some_call(entry)
-    text = {"text": TEXT_REPLY}
+    common = {"empty_list": [], "empty_text": "", "unparsable": [{next(iter(call[0])): "{"}]}
     if "irrelevance" in category:
         # abstaining is the right answer: the oracle answers in text
-        text = {ORACLE: TEXT_REPLY}
-        return {**text, "call": call, "empty_list": [], "empty_text": "",
-                "unparsable": [{next(iter(call[0])): "{"}]}
-    return {ORACLE: call, **text, "empty_list": [], "empty_text": "",
-            "unparsable": [{next(iter(call[0])): "{"}]}
+        return {ORACLE: TEXT_REPLY, "call": call, **common}
+    return {ORACLE: call, "text": TEXT_REPLY, **common}
 
 
 def _is_int(value) -> bool:
