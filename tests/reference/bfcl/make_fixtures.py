@@ -276,12 +276,12 @@ def main() -> None:
                        for c, v in sorted({(c, v) for c, v, _ in counts})},
         }
         (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-        write_readme(manifest)
+        write_readme(manifest, verdicts)
     finally:
         shutil.rmtree(project, ignore_errors=True)
 
 
-def write_readme(manifest: dict) -> None:
+def write_readme(manifest: dict, verdicts: dict) -> None:
     lines = [
         "# BFCL reference fixtures",
         "",
@@ -303,6 +303,17 @@ def write_readme(manifest: dict) -> None:
         "  argument, a turn without calls, a missing turn); BFCL's execution details are left",
         "  out of the verdicts.",
         "- `manifest.json`: version, model, date, dataset sha256s, row count and digest.",
+        "",
+        "Ground-truth rows the reference itself judges invalid (the possible answer cannot",
+        "be met as written: a parameter absent from the function document, an empty list of",
+        "allowed values, a dict entry whose allowed values are a string rather than a list,",
+        "Java values its converter cannot produce from any text):",
+        "",
+    ]
+    lines += [f"- `{category}` `{id_}`: {rows[bv.ORACLE]['error_type']}"
+              for category, table in verdicts.items() for id_, rows in table.items()
+              if not rows[bv.ORACLE]["valid"]]
+    lines += [
         "",
         "Dataset files used (sha256):",
         "",

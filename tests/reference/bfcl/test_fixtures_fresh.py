@@ -66,7 +66,7 @@ def test_every_entry_has_an_oracle_row(verdicts):
 
 
 def test_verdicts_are_well_formed(verdicts):
-    for table in verdicts.values():
+    for table in [*verdicts.values(), *bv.load_verdicts("verdicts_multi_turn").values()]:
         for by_variant in table.values():
             for verdict in by_variant.values():
                 assert set(verdict) == {"valid", "error_type", "errors"}
