@@ -68,7 +68,7 @@ def _answer_type(allowed: Any) -> type | None:
     return None
 
 
-def _items_match(value: list[Any], allowed: Any, item_type: type) -> bool:
+def _items_match(value: Any, allowed: Any, item_type: type) -> bool:
     """Do all of ``value``'s items have ``item_type`` (or the type of ``allowed``'s values)?"""
     answer_type = _answer_type(allowed)
     for item in value:
