@@ -233,6 +233,10 @@ def test_parallel_calls_without_a_match_list_every_candidates_failure() -> None:
         "possible_answer_item": {"square": {"n": [3]}}}}
     assert second["Model Result Index 2"]["sub_error_type"] == (
         "simple_function_checker:wrong_func_name")
+    # BFCL's score file holds those details as objects
+    assert verdict.score_file_errors() == [verdict.errors[0], first, second]
+    assert simple({"shape": "square"}).score_file_errors() == [
+        "Missing required parameter: 'size'."]
 
 
 @pytest.mark.parametrize("decoded", ["I cannot help", [{}], [{"square": 2}], [["square"]]])

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from .calls import check_call, language_of
-from .verdict import VALID, Verdict, invalid
+from .verdict import NO_MATCH, VALID, Verdict, invalid
 
 
 def is_call_list(decoded: Any) -> bool:
@@ -96,7 +96,7 @@ def _check_parallel(
         if not found:
             left = [index for index in range(len(calls)) if index not in matched]
             return invalid(
-                "parallel_function_checker_no_order:cannot_find_match",
+                NO_MATCH,
                 f"Could not find a matching function among index {left} of model output "
                 f"for index {position} of possible answers.",
                 *failures,
