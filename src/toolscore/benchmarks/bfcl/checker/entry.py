@@ -24,11 +24,9 @@ def is_call_list(decoded: Any) -> bool:
 
 
 def makes_a_call(decoded: Any) -> bool:
-    """Whether a decoded reply counts as a function call for (ir)relevance: not an empty list,
-    not [{}], not anything outside the call-list shape."""
-    if decoded is None or not is_call_list(decoded):
-        return False
-    return not (len(decoded) == 0 or (len(decoded) == 1 and len(decoded[0]) == 0))
+    """Whether a decoded reply counts as a function call for (ir)relevance: a non-empty list
+    in the call-list shape (so neither [] nor [{}] nor text)."""
+    return decoded is not None and is_call_list(decoded) and len(decoded) > 0
 
 
 def check_relevance(category: str, decoded: Any, decode_error: str | None) -> Verdict:
