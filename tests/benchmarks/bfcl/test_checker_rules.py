@@ -170,6 +170,15 @@ def test_lists_of_dictionaries_position_by_position() -> None:
         ("Invalid value for parameter 'name': 'base'. Expected one of ['top'].",))
 
 
+def test_items_that_are_not_dictionaries_fail_where_the_reference_would_crash() -> None:
+    # "" among the allowed values lets any items through the type check; BFCL's evaluator
+    # then fails on the first item that is not a dictionary, this checker gives a verdict
+    assert simple({"shape": "square", "size": 2.0, "layers": ["top", "base"]}) == Verdict(
+        False, "type_error:nested",
+        ("Nested type checking failed for parameter 'layers'. Expected outer type array with "
+         "inner type <class 'dict'>. Parameter value: ['top', 'base'].",))
+
+
 def test_a_variable_is_compared_as_it_is() -> None:
     # "any" is a string type; the answer's value of another type stands for a variable
     entry = {"id": "simple_python_2", "function": [AREA]}

@@ -94,7 +94,11 @@ def check_dict(param: str, value: dict[str, Any], allowed: list[Any]) -> Verdict
 
 def check_list_of_dicts(param: str, value: list[Any], allowed: list[Any]) -> Verdict:
     """Dictionaries compared position by position with one allowed list; the failure reported
-    is the last one met."""
+    is the last one met.
+
+    One departure from the reference: an item that is not a dictionary (possible when "" is
+    among the allowed values, which lets any items through the type check) crashes BFCL's
+    evaluator; here it is a nested type error."""
     outcome = invalid("list_dict_checker:unclear")
     for option in allowed:
         if len(value) != len(option):
@@ -104,6 +108,12 @@ def check_list_of_dicts(param: str, value: list[Any], allowed: list[Any]) -> Ver
             continue
         matched = True
         for position, item in enumerate(value):
+            if type(item) is not dict:  # where the reference stops, with no verdict
+                return invalid(
+                    "type_error:nested",
+                    f"Nested type checking failed for parameter {param!r}. Expected outer type "
+                    f"array with inner type {dict}. Parameter value: {value!r}.",
+                )
             outcome = check_dict(param, item, [option[position]])
             if not outcome.valid:
                 matched = False
