@@ -1,0 +1,176 @@
+"""BFCL v4 (the Berkeley Function Calling Leaderboard), scored as its evaluator scores it.
+
+A sample is one entry of a single-turn category: the model is sent what BFCL's OpenAI
+function-calling handler sends (``prompting``), its reply is kept as BFCL keeps it (the calls
+as ``{name: arguments text}``, or the text), decoded as BFCL decodes it (``decode``) and
+judged by toolscore's implementation of BFCL's checker
+(:func:`toolscore.benchmarks.bfcl.checker.check_entry`). The run's figures are BFCL's:
+per-category accuracy and the leaderboard summary (``summary``). A run can be written as
+BFCL's own result files (export format ``bfcl``), and BFCL's result files scored
+(``toolscore score bfcl --predictions DIR``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from toolscore.benchmarks.base import Benchmark, Breakdown, Column, IntervalMetric, Sample, option
+from toolscore.benchmarks.bfcl import prompting
+from toolscore.benchmarks.bfcl.categories import SUPPORTED, parse_categories
+from toolscore.benchmarks.bfcl.data import load_category
+from toolscore.benchmarks.bfcl.dataset import SOURCE
+from toolscore.benchmarks.bfcl.decode import raw_result, try_decode
+from toolscore.benchmarks.bfcl.oracle import oracle_steps
+from toolscore.benchmarks.bfcl.summary import FIGURES, aggregate
+from toolscore.data import DataError
+
+Mode = Literal["reference"]
+MODE_LABEL = "reference (BFCL's OpenAI function-calling handler and evaluator)"
+
+
+@dataclass
+class BFCLOptions:
+    category: list[str] = option(list, "Categories or groups as BFCL names them (repeatable or "
+                                 "comma-separated), e.g. simple_python, live, non_live; "
+                                 "default: every supported category (the single-turn ones).")
+    mode: Mode = option("reference", "reference: requests, decoding and scoring as BFCL's "
+                        "OpenAI function-calling handler and evaluator do them.")
+
+
+class BFCLBenchmark(Benchmark):
+    """BFCL v4 single-turn categories (AST checking, relevance and irrelevance)."""
+
+    name = "bfcl"
+    description = ("BFCL v4: single-turn function calling (AST and relevance categories), "
+                   "scored as bfcl-eval 2026.3.23")
+    Options = BFCLOptions
+    dataset = "bfcl"
+    dataset_source = SOURCE
+    columns = [Column("accuracy", "Accuracy"), Column("correct", "Correct", "count"),
+               Column("total", "Entries", "count")]
+
+    @classmethod
+    def create(cls, data_dir: Path | None, options: Any) -> BFCLBenchmark:
+        return cls(data_dir, options)
+
+    def __init__(self, data_dir: str | Path | None, options: BFCLOptions | None = None) -> None:
+        self.options = options or BFCLOptions()
+        self.categories = parse_categories(self.options.category or SUPPORTED)
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self._samples: list[Sample] | None = None
+
+    def config(self) -> dict[str, Any]:
+        cfg = prompting.generate_config()
+        return {"data_dir": None if self.data_dir is None else str(self.data_dir),
+                "categories": list(self.categories), "mode": self.options.mode,
+                "sampling": {"temperature": cfg.temperature, "store": False,
+                             "max_tokens": None, "tool_choice": None, "seed": None}}
+
+    def mode_label(self) -> str:
+        return MODE_LABEL
+
+    # -- data --------------------------------------------------------------------------------
+    def samples(self) -> list[Sample]:
+        if self._samples is None:
+            if self.data_dir is None:
+                raise DataError("bfcl: no data folder")
+            out = []
+            for category in self.categories:
+                for entry, answer in load_category(self.data_dir, category):
+                    out.append(Sample(str(entry["id"]), {"category": category, "entry": entry,
+                                                         "answer": answer},
+                                      {"split": category}))
+            self._samples = out
+        return self._samples
+
+    # -- protocol ----------------------------------------------------------------------------
+    async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
+        from toolscore.models.scripted.oracle import reference
+
+        category, entry = sample.data["category"], sample.data["entry"]
+        with reference(oracle_steps(category, entry, sample.data["answer"])):
+            reply = await model.generate(prompting.messages(entry),
+                                         prompting.tools(entry, category),
+                                         prompting.generate_config(epoch))
+        return {"category": category, "result": raw_result(reply)}
+
+    def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
+        from toolscore.benchmarks.bfcl.checker import check_entry
+
+        category = sample.data["category"]
+        decoded, error = try_decode(output.get("result"))
+        v = check_entry(category, sample.data["entry"], sample.data["answer"], decoded, error)
+        return {"valid": bool(v.valid), "error_type": v.error_type, "errors": list(v.errors)}
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        ok = [r for r in records if r.get("status") == "ok" and r.get("scores")]
+        out = aggregate([(str((r.get("meta") or {}).get("split")), bool(r["scores"]["valid"]))
+                         for r in ok])
+        out["errors"] = len(records) - len(ok)
+        return out
+
+    def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
+        """BFCL's result files (``BFCL_v4_<category>_result.json``, in ``path`` or below it)
+        scored with this benchmark's scorer; the categories are those found."""
+        from toolscore.benchmarks.bfcl.results import score_result_files
+
+        return score_result_files(self, path, out)
+
+    # -- report view -------------------------------------------------------------------------
+    @classmethod
+    def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return {k: v for k, v in metrics.items() if isinstance(v, dict) and k != "bfcl"}
+
+    @classmethod
+    def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
+        shown = metrics.get("bfcl") or {}
+        if not shown:
+            return []
+        return ["BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
+                                             for name in FIGURES if name in shown)
+                + " (multi-turn and agentic are not run: they count 0 in overall, as in BFCL)"]
+
+    @classmethod
+    def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
+        return "valid"
+
+    @classmethod
+    def interval_metrics(cls, records: list[dict[str, Any]]) -> list[IntervalMetric]:
+        return [IntervalMetric("accuracy (all entries)", "valid")]
+
+    def breakdowns(self, records: list[dict[str, Any]]) -> list[Breakdown]:
+        counts: Counter[tuple[str, str]] = Counter()
+        for r in records:
+            s = r.get("scores") or {}
+            if r.get("status") == "ok" and s and not s.get("valid"):
+                counts[(str((r.get("meta") or {}).get("split")), str(s.get("error_type")))] += 1
+        rows = [{"category": c, "error_type": e, "entries": n}
+                for (c, e), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        return [Breakdown("Misses by BFCL error type",
+                          [Column("category", "category", "number"),
+                           Column("error_type", "error type", "number"),
+                           Column("entries", "entries", "count")], rows)]
+
+    def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
+        out = record.get("output") or {}
+        s = record.get("scores") or {}
+        summary = "valid" if s.get("valid") else f"invalid: {s.get('error_type')}"
+        messages: list[dict[str, Any]] = []
+        sample = next((x for x in self.samples() if x.id == record.get("id")), None)
+        if sample is not None:
+            messages = [m.to_dict() for m in prompting.messages(sample.data["entry"])]
+        result = out.get("result")
+        if isinstance(result, list):
+            messages.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{i}", "type": "function",
+                 "function": {"name": next(iter(c), ""), "arguments": next(iter(c.values()), "")}}
+                for i, c in enumerate(result) if isinstance(c, dict)]})
+        else:
+            messages.append({"role": "assistant", "content": result})
+        view: dict[str, Any] = {"summary": summary, "messages": messages}
+        if s.get("errors"):
+            view["details"] = {"errors": "\n".join(map(str, s["errors"]))}
+        return view

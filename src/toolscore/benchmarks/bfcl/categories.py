@@ -1,0 +1,95 @@
+"""BFCL v4's test categories and the groups its command line names, and which of them
+toolscore runs today.
+
+A category is named as BFCL names it (``simple_python``, ``live_multiple``...); a group
+(``non_live``, ``live``, ``multi_turn``, ``all``...) stands for its categories. Every category
+is known, so a name BFCL takes is never "unknown" here: those toolscore cannot run yet are
+refused in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from toolscore.benchmarks.options import OptionError
+
+NON_LIVE = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+            "parallel_multiple", "irrelevance")
+LIVE = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
+        "live_irrelevance", "live_relevance")
+MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+              "multi_turn_long_context")
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
+MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
+SINGLE_TURN = NON_LIVE + LIVE
+AGENTIC = MEMORY + WEB_SEARCH
+NON_SCORING = ("format_sensitivity",)
+ALL_SCORING = SINGLE_TURN + MULTI_TURN + AGENTIC
+ALL = ALL_SCORING + NON_SCORING
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "all": ALL, "all_scoring": ALL_SCORING, "multi_turn": MULTI_TURN,
+    "single_turn": SINGLE_TURN, "live": LIVE, "non_live": NON_LIVE,
+    "non_python": ("simple_java", "simple_javascript"),
+    "python": ("simple_python", "irrelevance", "parallel", "multiple", "parallel_multiple",
+               "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
+               "live_irrelevance", "live_relevance"),
+    "memory": MEMORY, "web_search": WEB_SEARCH, "agentic": AGENTIC,
+}
+
+#: what toolscore runs and scores today
+SUPPORTED = SINGLE_TURN
+#: groups that stand for supported and unsupported categories alike: asking for one runs its
+#: supported part (``all`` is BFCL's default and means "everything toolscore can run")
+PARTIAL_GROUPS = ("all", "all_scoring")
+
+
+def is_relevance(category: str) -> bool:
+    """Relevance or irrelevance: no possible answer, only whether a call was made."""
+    return "relevance" in category
+
+
+def language(category: str) -> str:
+    """The language a category's function documents are written in."""
+    if category.endswith("java"):
+        return "java"
+    if category.endswith("javascript"):
+        return "javascript"
+    return "python"
+
+
+def category_of(entry_id: str) -> str:
+    """The category of an entry id (``live_simple_3-2-0`` -> ``live_simple``)."""
+    return entry_id.split(":")[0].rsplit("_", 1)[0]
+
+
+def _refusal(name: str) -> str:
+    extra = (" (it also needs the internet; it will be offered behind an explicit flag)"
+             if name in WEB_SEARCH or name == "web_search" else "")
+    return f"bfcl: category {name!r} is not yet supported by toolscore{extra}"
+
+
+def parse_categories(values: Iterable[str]) -> list[str]:
+    """The supported categories named by ``values`` (categories or groups, each value
+    possibly comma-separated), in BFCL's order; a category or group toolscore cannot run yet
+    is refused in one line, an unknown name too."""
+    wanted: set[str] = set()
+    for value in values:
+        for name in (v.strip() for v in str(value).split(",")):
+            if not name:
+                continue
+            if name in GROUPS:
+                members = GROUPS[name]
+                if name not in PARTIAL_GROUPS and not set(members) & set(SUPPORTED):
+                    raise OptionError(_refusal(name))
+                wanted.update(m for m in members if m in SUPPORTED)
+            elif name in ALL:
+                if name not in SUPPORTED:
+                    raise OptionError(_refusal(name))
+                wanted.add(name)
+            else:
+                raise OptionError(f"bfcl: unknown category {name!r} (categories: "
+                                  f"{', '.join(ALL)}; groups: {', '.join(GROUPS)})")
+    if not wanted:
+        raise OptionError("bfcl: no category given")
+    return [c for c in SUPPORTED if c in wanted]

@@ -1,0 +1,53 @@
+"""Reading BFCL's released files: one JSON object a line (despite the ``.json`` suffix), the
+questions in ``BFCL_v4_<category>.json`` and their possible answers, aligned by position, in
+``possible_answer/BFCL_v4_<category>.json``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolscore.benchmarks.bfcl.categories import is_relevance
+from toolscore.data import DataError, read_text
+
+PREFIX = "BFCL_v4"
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a BFCL file, one a line (blank lines skipped)."""
+    out = []
+    for n, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as e:
+            raise DataError(f"{path}: line {n}: not JSON ({e})") from None
+        if not isinstance(value, dict) or "id" not in value:
+            raise DataError(f"{path}: line {n}: not an entry (an object with an id)")
+        out.append(value)
+    return out
+
+
+def question_file(data_dir: Path, category: str) -> Path:
+    return data_dir / f"{PREFIX}_{category}.json"
+
+
+def answer_file(data_dir: Path, category: str) -> Path:
+    return data_dir / "possible_answer" / f"{PREFIX}_{category}.json"
+
+
+def load_category(data_dir: Path, category: str
+                  ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """(question entry, possible-answer entry or None) for each entry of ``category``, in
+    the file's order. BFCL pairs a question with the answer at the same position (some
+    answer ids are written differently), so they are paired by position here too."""
+    entries = read_lines(question_file(data_dir, category))
+    if is_relevance(category):
+        return [(e, None) for e in entries]
+    answers = read_lines(answer_file(data_dir, category))
+    if len(answers) != len(entries):
+        raise DataError(f"bfcl: {category}: {len(entries)} questions but {len(answers)} "
+                        "possible answers")
+    return list(zip(entries, answers, strict=True))

@@ -1,0 +1,158 @@
+"""BFCL's own result files, read and written.
+
+BFCL's generation step writes, per model, ``<group>/BFCL_v4_<category>_result.json`` (one JSON
+line per entry: ``{"id", "result", ...}``, ``result`` the raw reply as ``decode`` describes
+it) and its evaluator reads them back. ``score_result_files`` scores such files with
+toolscore's scorer; the export format ``bfcl`` writes a toolscore run as such files, so BFCL's
+own evaluator can check the run:
+
+    toolscore export RUN --format bfcl --out DIR
+    bfcl evaluate --model openbmb/MiniCPM-SALA-FC --result-dir DIR ...
+
+The model folder is named after a BFCL model whose handler is BFCL's OpenAI
+function-calling handler itself (so the evaluator decodes the results as toolscore does) and
+which reads calls to dotted functions with underscores, as the requests name them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import IO, Any
+
+from toolscore.benchmarks.bfcl.categories import LIVE, NON_LIVE, SUPPORTED, category_of
+from toolscore.benchmarks.bfcl.data import PREFIX, read_lines
+from toolscore.benchmarks.options import OptionError
+
+#: the BFCL model the exported results are filed under
+BFCL_MODEL = "openbmb/MiniCPM-SALA-FC"
+RESULT_FILE = re.compile(rf"{PREFIX}_(\w+?)_result\.json$")
+
+
+def group_of(category: str) -> str:
+    """The folder BFCL files a category's results in."""
+    if category in NON_LIVE:
+        return "non_live"
+    if category in LIVE:
+        return "live"
+    return "multi_turn" if category.startswith("multi_turn") else "agentic"
+
+
+def result_files(path: Path) -> dict[str, Path]:
+    """category -> result file, for ``path`` (a file) or every result file below it."""
+    files = [path] if path.is_file() else sorted(path.rglob(f"{PREFIX}_*_result.json"))
+    out: dict[str, Path] = {}
+    for f in files:
+        m = RESULT_FILE.search(f.name)
+        if m is None:
+            raise OptionError(f"{f}: not a BFCL result file ({PREFIX}_<category>_result.json)")
+        if m.group(1) in out:
+            raise OptionError(f"bfcl: two result files for {m.group(1)}: {out[m.group(1)]}, {f}")
+        out[m.group(1)] = f
+    if not out:
+        raise OptionError(f"{path}: no BFCL result files ({PREFIX}_<category>_result.json)")
+    return out
+
+
+def score_result_files(bench: Any, path: Path, out: Path | None = None) -> dict[str, Any]:
+    """Score BFCL result files with ``bench``'s data and scorer (a category's entries
+    missing from its file are left out, as BFCL's partial evaluation does, and counted)."""
+    from toolscore.benchmarks.bfcl.benchmark import BFCLBenchmark, BFCLOptions
+
+    files = result_files(path)
+    skipped = sorted(c for c in files if c not in SUPPORTED)
+    wanted = [c for c in SUPPORTED if c in files]
+    if not wanted:
+        raise OptionError(f"bfcl: none of the result files is of a supported category "
+                          f"({', '.join(skipped)})")
+    scorer = BFCLBenchmark(bench.data_dir, BFCLOptions(category=wanted, mode=bench.options.mode))
+    by_id = {s.id: s for s in scorer.samples()}
+    records, missing, unknown = [], 0, []
+    for category in wanted:
+        results = {str(r["id"]): r for r in read_lines(files[category])}
+        unknown += [i for i in results if i not in by_id]
+        for sample in (s for s in scorer.samples() if s.data["category"] == category):
+            if sample.id not in results:
+                missing += 1
+                continue
+            output = {"category": category, "result": results[sample.id].get("result")}
+            records.append({"id": sample.id, "status": "ok", "meta": sample.meta,
+                            "output": output, "scores": scorer.score(output, sample)})
+    if unknown:
+        raise OptionError(f"bfcl: result ids not in the data: {', '.join(unknown[:5])}")
+    metrics = scorer.aggregate(records)
+    if out is not None:
+        write_score_files(records, metrics, out)
+    return {"config": {"benchmark": "bfcl", "model": f"predictions:{path}",
+                       "benchmark_config": {**scorer.config(), "skipped_categories": skipped,
+                                            "missing_entries": missing}},
+            "metrics": metrics, "summary": None}
+
+
+def write_score_files(records: list[dict[str, Any]], metrics: dict[str, Any], out: Path
+                      ) -> None:
+    """Per category, a file shaped as BFCL's score files: a header line (accuracy, correct
+    and total counts), then one line per invalid entry (id, error, error_type)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for category, m in metrics.items():
+        if category not in SUPPORTED:
+            continue
+        lines = [{"accuracy": m["accuracy"], "correct_count": m["correct"],
+                  "total_count": m["total"]}]
+        lines += [{"id": r["id"], "test_category": category, "valid": False,
+                   "error": r["scores"]["errors"], "error_type": r["scores"]["error_type"]}
+                  for r in records
+                  if r["meta"]["split"] == category and not r["scores"]["valid"]]
+        (out / f"{PREFIX}_{category}_score.json").write_text(
+            "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+# -- the export format ---------------------------------------------------------------------
+def run_results(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """category -> the run's result lines (finished samples of epoch 0), in id order."""
+    from toolscore.records import RunStore
+
+    store = RunStore(run_dir)
+    if store.config().benchmark != "bfcl":
+        raise OptionError(f"{run_dir}: not a bfcl run (the bfcl format writes BFCL's result "
+                          "files)")
+    out: dict[str, list[dict[str, Any]]] = {}
+    for (sample_id, epoch), r in store.latest().items():
+        if epoch != 0 or r.get("status") != "ok":
+            continue
+        category = (r.get("output") or {}).get("category") or category_of(sample_id)
+        out.setdefault(category, []).append({"id": sample_id,
+                                             "result": r["output"].get("result")})
+    return out
+
+
+def write_results(run_dir: Path, out: Path | None) -> Path:
+    """The run as BFCL result files under ``out`` (default ``<run>/bfcl``); returns the
+    model folder written."""
+    target = (Path(out) if out is not None else Path(run_dir) / "bfcl") / BFCL_MODEL.replace(
+        "/", "_")
+    for category, lines in run_results(Path(run_dir)).items():
+        folder = target / group_of(category)
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / f"{PREFIX}_{category}_result.json", "w", encoding="utf-8") as fh:
+            write_lines(lines, fh)
+    return target
+
+
+def write_lines(lines: list[dict[str, Any]], fh: IO[str]) -> None:
+    for line in lines:
+        fh.write(json.dumps(line) + "\n")
+
+
+def stream_results(run_dir: Path, fh: IO[str]) -> None:
+    """Every result line of the run, one stream (BFCL keeps one file per category)."""
+    for _category, lines in sorted(run_results(Path(run_dir)).items()):
+        write_lines(lines, fh)
+
+
+def validate_results(path: Path) -> str:
+    files = result_files(Path(path))
+    n = sum(len(read_lines(f)) for f in files.values())
+    return f"{n} BFCL result lines in {len(files)} files ({', '.join(sorted(files))})"
+
