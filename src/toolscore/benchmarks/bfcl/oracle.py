@@ -1,8 +1,11 @@
-"""What the ``oracle`` model replays for a BFCL entry: a call per ground-truth call, each
-argument its first possible value (an optional argument whose first possible value is "" is
-left out, as BFCL's answers mark "may be omitted" so), named as the model is shown the
-function (dots as underscores). Relevance entries get a call to the first function (any call
-counts there); irrelevance entries a reply with no call."""
+"""What the ``oracle`` model replays for a BFCL entry: a call per ground-truth call, named as
+the model is shown the function (dots as underscores), with one possible value of each
+argument. An optional argument whose possible values include "" (BFCL's mark for "may be
+left out") is left out; a required one takes its first possible value other than "" (or ""
+when that is all there is). Java and JavaScript arguments are written as strings in the
+language's own syntax, as the documents ask and BFCL's checker reads them back. Relevance
+entries get a call to the first function (any call counts there); irrelevance entries a reply
+with no call."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from toolscore.benchmarks.bfcl.categories import is_relevance
+from toolscore.benchmarks.bfcl.categories import is_relevance, language
 
 OMITTED = ""
 
@@ -21,15 +24,93 @@ def _value(option: Any) -> Any:
     if isinstance(option, dict):
         return {k: _value(v[0] if isinstance(v, list) and v else v)
                 for k, v in option.items()
-                if not (isinstance(v, list) and v and v[0] == OMITTED)}
+                if not (isinstance(v, list) and v and OMITTED in v)}
     if isinstance(option, list):
         return [_value(v) for v in option]
     return option
 
 
-def _arguments(possible: dict[str, list[Any]]) -> dict[str, Any]:
-    return {name: _value(options[0]) for name, options in possible.items()
-            if options and options[0] != OMITTED}
+def _java_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return str(value)
+
+
+def _java_element(value: Any, nested: str | None, container: str) -> str:
+    """An element of a Java list: BFCL reads an element by the list's element type when the
+    document gives one (an ArrayList's strings and chars within quotes, an array's without),
+    else as a Java literal."""
+    if not nested:
+        return _java_literal(value)
+    if container == "ArrayList" and nested == "String":
+        return json.dumps(str(value))
+    if container == "ArrayList" and nested == "char":
+        return f"'{value}'"
+    return _java(value, nested, None)
+
+
+def _java(value: Any, kind: str, nested: str | None) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if kind == "long" and isinstance(value, int):
+        return f"{value}L"
+    if kind == "float" and isinstance(value, (int, float)):
+        return f"{value}f"
+    if isinstance(value, list):
+        items = ", ".join(_java_element(v, nested, kind) for v in value)
+        if kind == "Array":
+            return f"new {nested or 'Object'}[]{{{items}}}"
+        return f"new ArrayList<>(Arrays.asList({items}))" if value else "new ArrayList<>()"
+    if isinstance(value, dict):
+        puts = " ".join(f"put({json.dumps(str(k))}, {_java_literal(v)});"
+                        for k, v in value.items())
+        return f"new HashMap<String, Object>() {{{{ {puts} }}}}" if value else \
+            "new HashMap<>()"
+    return str(value)
+
+
+def _js_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, list):
+        return "[" + ", ".join(_js_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_js_literal(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _js(value: Any, kind: str) -> str:
+    if isinstance(value, str):
+        return value
+    if kind == "Bigint" and isinstance(value, int) and not isinstance(value, bool):
+        return f"{value}n"
+    return _js_literal(value)
+
+
+def _arguments(possible: dict[str, list[Any]], doc: dict[str, Any] | None, lang: str
+               ) -> dict[str, Any]:
+    params = ((doc or {}).get("parameters") or {})
+    required = set(params.get("required") or [])
+    props = params.get("properties") or {}
+    out: dict[str, Any] = {}
+    for name, options in possible.items():
+        if name not in required and (not options or OMITTED in options):
+            continue
+        chosen = next((o for o in options if o != OMITTED), OMITTED)
+        value = _value(chosen)
+        kind = (props.get(name) or {}).get("type", "")
+        if lang == "java":
+            value = _java(value, kind, ((props.get(name) or {}).get("items") or {}).get("type"))
+        elif lang == "javascript":
+            value = _js(value, kind)
+        out[name] = value
+    return out
 
 
 def oracle_steps(category: str, entry: dict[str, Any], answer: dict[str, Any] | None
@@ -39,9 +120,11 @@ def oracle_steps(category: str, entry: dict[str, Any], answer: dict[str, Any] | 
             return [{"content": "None of the functions applies.", "tool_calls": []}]
         name = re.sub(r"\.", "_", entry["function"][0]["name"])
         return [{"tool_calls": [{"name": name, "arguments": "{}"}]}]
+    docs = {d["name"]: d for d in entry.get("function") or []}
     calls = []
     for truth in (answer or {}).get("ground_truth", []):
         for name, possible in truth.items():
+            args = _arguments(possible, docs.get(name), language(category))
             calls.append({"name": re.sub(r"\.", "_", name),
-                          "arguments": json.dumps(_arguments(possible), ensure_ascii=False)})
+                          "arguments": json.dumps(args, ensure_ascii=False)})
     return [{"tool_calls": calls}]
