@@ -1,0 +1,49 @@
+"""BFCL's category names and groups: what ``--category`` accepts, and the one-line refusal of
+what toolscore does not run yet."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolscore.benchmarks.bfcl.categories import (
+    LIVE,
+    NON_LIVE,
+    SUPPORTED,
+    category_of,
+    parse_categories,
+)
+from toolscore.benchmarks.options import OptionError
+
+
+def test_groups_and_names_repeated_or_comma_separated() -> None:
+    assert parse_categories(["all"]) == list(SUPPORTED)
+    assert parse_categories(["non_live"]) == list(NON_LIVE)
+    assert parse_categories(["live,simple_python"]) == ["simple_python", *LIVE]
+    assert parse_categories(["live_simple", " simple_java ", "live_simple"]) == [
+        "simple_java", "live_simple"]
+    assert parse_categories(["non_python"]) == ["simple_java", "simple_javascript"]
+
+
+@pytest.mark.parametrize("name", ["multi_turn", "multi_turn_base", "memory", "memory_kv",
+                                  "format_sensitivity", "agentic"])
+def test_named_but_not_yet_supported(name: str) -> None:
+    with pytest.raises(OptionError, match="not yet supported by toolscore"):
+        parse_categories([name])
+
+
+@pytest.mark.parametrize("name", ["web_search", "web_search_base"])
+def test_web_search_says_it_needs_the_internet(name: str) -> None:
+    with pytest.raises(OptionError, match="not yet supported.*internet.*explicit flag"):
+        parse_categories([name])
+
+
+def test_unknown_names_are_refused() -> None:
+    with pytest.raises(OptionError, match="unknown category 'simple'"):
+        parse_categories(["simple"])
+    with pytest.raises(OptionError, match="no category"):
+        parse_categories([","])
+
+
+def test_category_of_an_entry_id() -> None:
+    assert category_of("live_parallel_multiple_3-2-0") == "live_parallel_multiple"
+    assert category_of("simple_python_12") == "simple_python"
