@@ -88,7 +88,7 @@ else:
     STAND_IN = False
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="module")
 def bfcl_registered() -> Iterator[None]:
     """``bfcl`` as an installed benchmark, whatever the installed metadata says."""
     from toolscore.benchmarks.bfcl.benchmark import BFCLBenchmark

@@ -18,10 +18,12 @@ def test_every_single_turn_category() -> None:
               "live_parallel": (16, 16), "live_parallel_multiple": (24, 24),
               "live_irrelevance": (884, 884), "live_relevance": (16, 16)}
     shown = aggregate(_rows(counts))["bfcl"]
-    assert {k: shown[k] for k in ("overall", "non_live", "live", "irrelevance", "relevance",
-                                  "multi_turn", "simple", "live_simple", "simple_java")} == {
-        "overall": "29.95%", "non_live": "99.75%", "live": "99.70%", "irrelevance": "100.00%",
-        "relevance": "100.00%", "multi_turn": "0.00%", "simple": "99.00%",
+    assert {k: shown[k] for k in ("overall", "non_live", "live", "irrelevance_detection",
+                                  "relevance_detection", "multi_turn", "simple", "live_simple",
+                                  "simple_java")} == {
+        "overall": "29.95%", "non_live": "99.75%", "live": "99.70%",
+        "irrelevance_detection": "100.00%",
+        "relevance_detection": "100.00%", "multi_turn": "0.00%", "simple": "99.00%",
         "live_simple": "99.22%", "simple_java": "97.00%"}
     assert shown["web_search"] == "N/A" and shown["memory"] == "N/A"
 
@@ -35,6 +37,7 @@ def test_missing_categories_count_zero_and_show_na() -> None:
     assert shown["non_live"] == "4.17%" and shown["simple"] == "N/A"
     # live: weighted by counts, the categories not run by their released sizes
     assert shown["live"] == "0.33%"
-    assert shown["irrelevance"] == "N/A" and metrics["irrelevance"]["accuracy"] is None
-    assert metrics["irrelevance"]["counted"] == 0.45
+    assert shown["irrelevance_detection"] == "N/A"
+    assert metrics["irrelevance_detection"]["accuracy"] is None
+    assert metrics["irrelevance_detection"]["counted"] == 0.45
     assert metrics["simple_python"] == {"accuracy": 0.5, "correct": 200, "total": 400}

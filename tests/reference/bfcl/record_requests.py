@@ -13,6 +13,7 @@ message, a type outside the map) that is not already picked.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -71,10 +72,8 @@ def main() -> None:
             if hit is not None and hit not in picked:
                 picked.append(hit)
         for entry in picked:
-            try:
+            with contextlib.suppress(Captured):
                 handler.inference(json.loads(json.dumps(entry)), False, True)
-            except Captured:
-                pass
             out[entry["id"]] = seen.pop("request")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

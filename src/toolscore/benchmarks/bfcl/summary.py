@@ -34,8 +34,10 @@ SIZES = {
     "memory_vector": 155, "memory_rec_sum": 155,
 }
 
-#: the summary's figures, in the leaderboard's order
-FIGURES = ("overall", "non_live", "live", "irrelevance", "relevance", "multi_turn", "agentic")
+#: the summary's figures, in the leaderboard's order (named apart from the categories:
+#: irrelevance detection is a figure, irrelevance a category)
+FIGURES = ("overall", "non_live", "live", "irrelevance_detection", "relevance_detection",
+           "multi_turn", "agentic")
 
 Score = dict[str, Any]  # accuracy (counted value), total, na (shown as N/A)
 
@@ -86,7 +88,8 @@ def summary(cats: dict[str, dict[str, Any]]) -> dict[str, Score]:
     relevance = c("live_relevance")
     overall = _fixed([non_live, live, irrelevance, multi_turn, agentic], [10, 10, 10, 30, 40])
     return {"overall": overall, "non_live": non_live, "live": live,
-            "irrelevance": irrelevance, "relevance": relevance, "multi_turn": multi_turn,
+            "irrelevance_detection": irrelevance, "relevance_detection": relevance,
+            "multi_turn": multi_turn,
             "agentic": agentic, "non_live_ast": _mean(non_live_parts), "simple": simple,
             "live_ast": _weighted(live_parts), "web_search": web, "memory": memory}
 
