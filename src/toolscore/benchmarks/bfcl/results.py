@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -58,15 +59,13 @@ def result_files(path: Path) -> dict[str, Path]:
 def score_result_files(bench: Any, path: Path, out: Path | None = None) -> dict[str, Any]:
     """Score BFCL result files with ``bench``'s data and scorer (a category's entries
     missing from its file are left out, as BFCL's partial evaluation does, and counted)."""
-    from toolscore.benchmarks.bfcl.benchmark import BFCLBenchmark, BFCLOptions
-
     files = result_files(path)
     skipped = sorted(c for c in files if c not in SUPPORTED)
     wanted = [c for c in SUPPORTED if c in files]
     if not wanted:
         raise OptionError(f"bfcl: none of the result files is of a supported category "
                           f"({', '.join(skipped)})")
-    scorer = BFCLBenchmark(bench.data_dir, BFCLOptions(category=wanted, mode=bench.options.mode))
+    scorer = type(bench)(bench.data_dir, replace(bench.options, category=wanted))
     by_id = {s.id: s for s in scorer.samples()}
     records, missing, unknown = [], 0, []
     for category in wanted:
