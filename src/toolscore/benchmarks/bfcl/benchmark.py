@@ -122,7 +122,9 @@ class BFCLBenchmark(Benchmark):
     # -- report view -------------------------------------------------------------------------
     @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        return {k: v for k, v in metrics.items() if isinstance(v, dict) and k != "bfcl"}
+        """The categories in BFCL's order, then the summary figures in the leaderboard's."""
+        order = [*SUPPORTED, *FIGURES]
+        return {k: metrics[k] for k in order if isinstance(metrics.get(k), dict)}
 
     @classmethod
     def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
