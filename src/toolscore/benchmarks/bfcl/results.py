@@ -100,11 +100,24 @@ def write_score_files(records: list[dict[str, Any]], metrics: dict[str, Any], ou
         lines = [{"accuracy": m["accuracy"], "correct_count": m["correct"],
                   "total_count": m["total"]}]
         lines += [{"id": r["id"], "test_category": category, "valid": False,
-                   "error": r["scores"]["errors"], "error_type": r["scores"]["error_type"]}
+                   "error": [_as_written(e) for e in r["scores"]["errors"]],
+                   "error_type": r["scores"]["error_type"]}
                   for r in records
                   if r["meta"]["split"] == category and not r["scores"]["valid"]]
         (out / f"{PREFIX}_{category}_score.json").write_text(
             "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def _as_written(error: str) -> Any:
+    """An error as BFCL's score files hold it: the parallel checker's details are objects
+    there (a record keeps each error as text, those as JSON text)."""
+    if error.startswith("{"):
+        try:
+            value = json.loads(error)
+        except ValueError:
+            return error
+        return value if isinstance(value, dict) else error
+    return error
 
 
 # -- the export format ---------------------------------------------------------------------
