@@ -66,8 +66,8 @@ class BFCLBenchmark(Benchmark):
         cfg = prompting.generate_config()
         return {"data_dir": None if self.data_dir is None else str(self.data_dir),
                 "categories": list(self.categories), "mode": self.options.mode,
-                "sampling": {"temperature": cfg.temperature, "store": False,
-                             "max_tokens": None, "tool_choice": None, "seed": None}}
+                "sampling": {"temperature": cfg.temperature, "max_tokens": None,
+                             "tool_choice": None, "seed": None}}
 
     def mode_label(self) -> str:
         return MODE_LABEL

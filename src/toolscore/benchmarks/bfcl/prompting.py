@@ -1,6 +1,6 @@
 """What a model is sent for one BFCL entry, as BFCL's OpenAI function-calling handler sends it
 (the reference mode): the entry's first-turn messages as they are (no system prompt of its
-own), the function documents as OpenAI tools, the sampling fields it sets and nothing else.
+own), the function documents as OpenAI tools, the one sampling field it sets and nothing else.
 
 The documents go through two rewrites, in BFCL's order:
 
@@ -23,7 +23,7 @@ from typing import Any
 from toolscore.benchmarks.bfcl.categories import language
 from toolscore.types import GenerateConfig, Message, ToolSpec
 
-#: BFCL's generation default (its ``--temperature``); nothing else is set but ``store``
+#: BFCL's generation default (its ``--temperature``), the one sampling field it sets
 TEMPERATURE = 0.001
 
 #: parameter types of BFCL's documents -> JSON-schema types of an OpenAI tool
@@ -43,10 +43,12 @@ NOTES = {"python": " Note that the provided function is in Python 3 syntax.",
 
 
 def generate_config(epoch: int = 0) -> GenerateConfig:
-    """The request's settings: BFCL's temperature and ``store: false``; no token limit, seed
-    or tool_choice (the API's defaults apply, as in the reference)."""
+    """The request's settings: BFCL's temperature; no token limit, seed or tool_choice (the
+    API's defaults apply, as in the reference). The reference also sends ``store: false``,
+    which is OpenAI's default for chat completions (the completion is not stored) and
+    changes no reply; it is left out, as other providers refuse the field."""
     return GenerateConfig(temperature=TEMPERATURE, max_tokens=None, seed=None,
-                          tool_choice=None, epoch=epoch, extra={"store": False})
+                          tool_choice=None, epoch=epoch)
 
 
 def messages(entry: dict[str, Any]) -> list[Message]:
