@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COUNTER_SRC = ROOT / "examples" / "plugin_package" / "src"
 TOOLTALK_LIKE = ("tooltalk", "demo", "counter")
 DATASETS = {"tooltalk": "tooltalk", "autode": "autode", "tooleval": "tooleval",
-            "tooleval-winrate": "tooleval", "acs": "acs"}
+            "tooleval-winrate": "tooleval", "acs": "acs", "bfcl": "bfcl"}
 
 
 def _answers() -> Path:
@@ -58,6 +58,8 @@ GIVEN: dict[tuple[str, str], Any] = {
     **{(b, "subset"): ["G1_tool"] for b in ("tooleval", "tooleval-winrate")},
     ("tooleval-winrate", "candidate"): lambda: (_answers(), {"reference": _answers()}, None),
     ("tooleval-winrate", "reference"): lambda: (_answers(), {"candidate": _answers()}, None),
+    ("bfcl", "category"): ["live_simple"],
+    ("bfcl", "mode"): "default",  # one mode so far
 }
 # what a benchmark needs whatever the option
 BASE: dict[str, Any] = {"tooleval-winrate": lambda: {"candidate": _answers(),
