@@ -61,6 +61,7 @@ class BFCLBenchmark(Benchmark):
         self.categories = parse_categories(self.options.category or SUPPORTED)
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self._samples: list[Sample] | None = None
+        self._by_id: dict[str, Sample] | None = None
 
     def config(self) -> dict[str, Any]:
         cfg = prompting.generate_config()
@@ -161,7 +162,9 @@ class BFCLBenchmark(Benchmark):
         s = record.get("scores") or {}
         summary = "valid" if s.get("valid") else f"invalid: {s.get('error_type')}"
         messages: list[dict[str, Any]] = []
-        sample = next((x for x in self.samples() if x.id == record.get("id")), None)
+        if self._by_id is None:
+            self._by_id = {x.id: x for x in self.samples()}
+        sample = self._by_id.get(str(record.get("id")))
         if sample is not None:
             messages = [m.to_dict() for m in prompting.messages(sample.data["entry"])]
         result = out.get("result")

@@ -136,7 +136,15 @@ def run_results(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
         category = (r.get("output") or {}).get("category") or category_of(sample_id)
         out.setdefault(category, []).append({"id": sample_id,
                                              "result": r["output"].get("result")})
+    for lines in out.values():
+        lines.sort(key=lambda line: entry_index(line["id"]))
     return out
+
+
+def entry_index(entry_id: str) -> int:
+    """An entry's position in its category (``live_simple_3-2-0`` -> 3), BFCL's file order."""
+    tail = entry_id.split(":")[0].rsplit("_", 1)[-1].split("-")[0]
+    return int(tail) if tail.isdigit() else -1
 
 
 def write_results(run_dir: Path, out: Path | None) -> Path:
