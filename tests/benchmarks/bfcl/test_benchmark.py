@@ -112,3 +112,18 @@ def test_oracle_passes_every_entry_a_reply_can_pass(tmp_path: Path) -> None:
     failed = {r["id"]: r["scores"]["error_type"] for r in records
               if r["status"] != "ok" or not r["scores"]["valid"]}
     assert set(failed) == set(IMPOSSIBLE)
+
+
+def test_a_record_reads_as_the_dialogue_and_misses_by_error_type(oracle_run: Path) -> None:
+    bench = BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=CATEGORIES))
+    records = [json.loads(line) for line in (oracle_run / "samples.jsonl").open()]
+    first = next(r for r in records if r["id"] == "simple_python_0")
+    view = bench.record_view(first)
+    assert view["messages"][0]["role"] == "user"
+    assert view["messages"][-1]["tool_calls"][0]["function"]["name"] == "calculate_triangle_area"
+    wrong = {**first, "scores": {"valid": False, "error_type": "value_error:others",
+                                 "errors": ["Invalid value."]}}
+    assert bench.record_view(wrong)["summary"] == "invalid: value_error:others"
+    (table,) = bench.breakdowns([wrong, first])
+    assert table.rows == [{"category": "simple_python", "error_type": "value_error:others",
+                           "entries": 1}]
