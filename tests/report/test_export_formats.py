@@ -17,7 +17,7 @@ from toolscore.report.export.formats import ExportFormat, get_format, listing
 
 FORMAT_MODULE = '''
 from pathlib import Path
-from toolscore.report.export.formats import ExportFormat
+from toolscore.records.export_format import ExportFormat
 
 
 def write(run, out):
@@ -65,7 +65,7 @@ def test_an_installed_format_is_used_and_listed(tmp_path: Path,
     assert "cannot be loaded" in listing()["broken"]
     done = CliRunner().invoke(app, ["export", str(run), "-f", "broken"])
     assert done.exit_code == 2
-    assert "not a toolscore.report.export.formats.ExportFormat" in done.stderr
+    assert "not a toolscore.records.export_format.ExportFormat" in done.stderr
     done = CliRunner().invoke(app, ["export", str(run), "-f", "ids", "-o", "-"])
     assert done.exit_code == 2 and "cannot be written to stdout" in done.stderr
 

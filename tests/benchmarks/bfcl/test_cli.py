@@ -4,30 +4,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from support.data import dataset
 
 from toolscore.cli import app
-from toolscore.entrypoints import EXPORTS
-
-
-@pytest.fixture(scope="module", autouse=True)
-def bfcl_format() -> Iterator[None]:
-    """The ``bfcl`` export format as an installed one, whatever the installed metadata says."""
-    from toolscore.cli.method_exports import BFCL
-
-    fresh = "bfcl" not in EXPORTS.names()
-    if fresh:
-        EXPORTS.register("bfcl", BFCL)
-    try:
-        yield
-    finally:
-        if fresh:
-            EXPORTS.unregister("bfcl")
 
 
 def cli(*args: str) -> str:

@@ -1,9 +1,10 @@
 """Export formats by name, through the ``toolscore.exports`` entry-point group.
 
-An entry point names an :class:`ExportFormat`: its name, a one-line description, and how it
-writes a run (``write(run, out)``: to ``out``, or its default file when ``out`` is None; returns
-the file written), optionally to a text stream (``stream``: ``--out -``) and read back
-(``validate``: one line, ``--validate``). toolscore's own formats (csv, jsonl, parquet,
+An entry point names an :class:`~toolscore.records.export_format.ExportFormat`: its name, a
+one-line description, and how it writes a run (``write(run, out)``: to ``out``, or its
+default file when ``out`` is None; returns the file written), optionally to a text stream
+(``stream``: ``--out -``) and read back (``validate``: one line, ``--validate``). toolscore's
+own formats (csv, jsonl, parquet,
 inspect) are declared in its pyproject.toml exactly as a package declares its own::
 
     [project.entry-points."toolscore.exports"]
@@ -15,22 +16,11 @@ inspect) are declared in its pyproject.toml exactly as a package declares its ow
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from toolscore.entrypoints import EXPORTS, ExtensionError
-
-
-@dataclass(frozen=True)
-class ExportFormat:
-    """One way to write a run out of its directory."""
-
-    name: str
-    description: str
-    write: Callable[[Path, Path | None], Path]
-    stream: Callable[[Path, IO[str]], Any] | None = None
-    validate: Callable[[Path], str] | None = None
+from toolscore.records.export_format import ExportFormat as ExportFormat
 
 
 def _table(fmt: str) -> Callable[[Path, Path | None], Path]:
