@@ -225,3 +225,28 @@ def load_dotenv(start: Path | None = None) -> str:
             os.environ[key] = value
     return (f".env: {path} (set {len(values) - len(kept)} of its {len(values)} variables"
             + (f"; already set, kept: {', '.join(kept)}" if kept else "") + ")")
+
+
+def task_options(pairs: tuple[str, ...] | list[str], own: set[str] | None = None,
+                 typed: list[str] | tuple[str, ...] = (), flag: str = "-T") -> dict[str, Any]:
+    """Benchmark options given as KEY=VALUE pairs (``run``, ``score`` and ``judge``'s ``-T``):
+    values stay text, converted as the option's own flag converts them; a repeated name
+    collects a list option's items. With ``own`` (the options declared), an unknown name is
+    one line; a name also in ``typed`` (given by its own flag) too."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        name = key.strip().replace("-", "_")
+        if not sep or not name:
+            raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE (a benchmark option)")
+        if own and name not in own:
+            raise ValueError(f"{flag} {pair!r}: no option {name!r} (its options: "
+                             f"{', '.join(sorted(own))})")
+        if name in typed:
+            raise ValueError(f"{flag} {name} and --{name.replace('_', '-')}: given twice")
+        if name in out:  # repeated: a list option's items
+            prev = out[name]
+            out[name] = [*prev, value] if isinstance(prev, list) else [prev, value]
+        else:
+            out[name] = value
+    return out

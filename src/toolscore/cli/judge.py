@@ -21,20 +21,8 @@ from toolscore.cli.common import (
     exit_if_incomplete,
     progress_wanted,
     stdout,
+    task_options,
 )
-
-
-def _key_values(given: tuple[str, ...]) -> dict[str, str]:
-    """``-T KEY=VALUE`` pairs (dashes in KEY read as underscores); the judging benchmark
-    checks and converts each value."""
-    out: dict[str, str] = {}
-    for item in given:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{item!r}: expected KEY=VALUE", param_hint="-T/--option")
-        out[key.strip().replace("-", "_")] = value
-    return out
-
 
 # ToolEval's pass-rate flags, kept as they were: each is the -T option of the same name
 ALIASES = ("mode", "votes", "seed", "strict", "temperature")
@@ -90,7 +78,10 @@ def judge_command(run_dir: Path, judge: str, model: str | None, cache: Path | No
 
     given = {k: options.pop(k) for k in ALIASES}
     options.update({k: v for k, v in given.items() if v not in (None, False)})
-    options.update(_key_values(kind_options))
+    try:
+        options.update(task_options(kind_options))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="-T/--option") from None
     with UserErrors():
         run = judge_run(run_dir, judge, model, cache=None if no_cache else cache or "default",
                         progress=progress_wanted(json_out), **options)

@@ -26,6 +26,7 @@ from toolscore.cli.common import (
     progress_wanted,
     runs_root,
     stdout,
+    task_options,
 )
 from toolscore.records.paths import check_output_path
 
@@ -106,29 +107,6 @@ GENERIC.append(click.Option(
     help="A benchmark option by name, as its own flag would set it (Inspect's -T), "
          "repeatable: -T split=easy -T strict=true. A list option takes one -T per item."))
 GENERIC_NAMES = {p.name for p in GENERIC}
-
-
-def task_options(pairs: tuple[str, ...], own: set[str], typed: list[str],
-                 flag: str = "-T") -> dict[str, Any]:
-    """Benchmark options given as KEY=VALUE pairs (values as text, converted as the option's
-    flag converts them); an unknown name, or a name also given by its own flag, is one line."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        name = key.strip().replace("-", "_")
-        if not sep or not name:
-            raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE (a benchmark option)")
-        if own and name not in own:
-            raise ValueError(f"{flag} {pair!r}: no option {name!r} (its options: "
-                             f"{', '.join(sorted(own))})")
-        if name in typed:
-            raise ValueError(f"{flag} {name} and --{name.replace('_', '-')}: given twice")
-        if name in out:  # repeated: a list option's items
-            prev = out[name]
-            out[name] = [*prev, value] if isinstance(prev, list) else [prev, value]
-        else:
-            out[name] = value
-    return out
 
 
 def _click_option(f: dataclasses.Field[Any], hint: Any) -> click.Option | None:
@@ -330,16 +308,6 @@ run_group = RunGroup("run", help="Run a benchmark with a model and write a run d
                                  "`toolscore run NAME --help` lists its options.")
 
 
-def _parse_overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            fail(f"-T {pair!r}: expected KEY=VALUE (a benchmark option)")
-        out[key.strip().replace("-", "_")] = value
-    return out
-
-
 @click.command("score")
 @click.argument("target")
 @click.option("--predictions", type=click.Path(path_type=Path), default=None,
@@ -363,7 +331,8 @@ def score_command(target: str, predictions: Path | None, overrides: tuple[str, .
     --predictions, another tool's output files scored by benchmark TARGET."""
     from toolscore.runs.api import score, score_files
 
-    options = _parse_overrides(overrides)
+    with UserErrors():
+        options = task_options(overrides)
     with UserErrors():
         if predictions is not None:
             doc = score_files(target, predictions, data=data, out=out, **options)

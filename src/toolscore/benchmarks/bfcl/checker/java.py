@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .typecheck import JAVA_TYPES
+from .typecheck import JAVA_TYPES, number_or_text
 
 _INTEGER = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
@@ -109,11 +109,4 @@ def literal(text: str) -> Any:
         return int(text[:-1])
     if _FLOAT.match(text):
         return float(_FLOAT_SUFFIX.sub("", text))
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
+    return number_or_text(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .typecheck import JAVASCRIPT_TYPES
+from .typecheck import JAVASCRIPT_TYPES, number_or_text
 
 _INTEGER = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
@@ -121,11 +121,4 @@ def literal(text: str) -> Any:
         return False
     if _quoted(text):
         return text[1:-1]
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
+    return number_or_text(text)

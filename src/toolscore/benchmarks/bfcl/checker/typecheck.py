@@ -116,3 +116,16 @@ def check_type(
         f"{type(value).__name__}. Parameter value: {value!r}."
     )
     return invalid("type_error:simple", *errors), is_variable
+
+
+def number_or_text(text: str) -> Any:
+    """An untyped literal's last resorts, as both converters end: an int, else a float, else
+    the text itself."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
