@@ -67,6 +67,23 @@ def call_outcome(call: ToolCall) -> dict[str, Any]:
             "called_api": call.name, "arguments": call.arguments}
 
 
+async def ask_assistant(model: Any, messages: list[Message], tools: list[ToolSpec],
+                        config: GenerateConfig, first: bool) -> tuple[Any, dict[str, Any] | None]:
+    """One assistant turn: its reply, and the dialogue's ending when the turn ends it (a call:
+    the outcome scored, with any text beside it; a prompt over the context: no call)."""
+    try:  # the first request holds nothing the model wrote (see benchmark_prompt)
+        with benchmark_prompt(first, TOO_LONG_ADVICE):
+            reply = await model.generate(messages, tools, config)
+    except ContextLengthExceeded:
+        return None, no_call(CONTEXT_EXCEEDED)
+    if not reply.tool_calls:
+        return reply, None
+    ending = call_outcome(reply.tool_calls[0])
+    if reply.text and reply.text.strip():
+        ending["text"] = reply.text
+    return reply, ending
+
+
 def no_call(reason: str) -> dict[str, Any]:
     return {"state": "failure", "reason": reason, "slots": {}, "called_api": None,
             "arguments": None}
@@ -122,17 +139,9 @@ async def run_dynamic(script: AutoDEScript, model: Any, tools: list[ToolSpec],
             ending = no_call(ROUND_LIMIT)
             break
         turns += 1
-        try:  # the first request holds nothing the model wrote (see benchmark_prompt)
-            with benchmark_prompt(turns == 1, TOO_LONG_ADVICE):
-                reply = await model.generate([system, *dialogue], tools,
-                                             replace(config, tool_choice="auto"))
-        except ContextLengthExceeded:
-            ending = no_call(CONTEXT_EXCEEDED)
-            break
-        if reply.tool_calls:
-            ending = call_outcome(reply.tool_calls[0])
-            if reply.text and reply.text.strip():
-                ending["text"] = reply.text
+        reply, ending = await ask_assistant(model, [system, *dialogue], tools,
+                                            replace(config, tool_choice="auto"), turns == 1)
+        if ending is not None:
             break
         dialogue.append(Message(role="assistant", content=reply.text or ""))
         if gave_up(reply.text):

@@ -29,6 +29,7 @@ from toolscore.benchmarks.autode.protocol import (
     ROUND_LIMIT,
     TOO_LONG_ADVICE,
     _output,
+    ask_assistant,
     call_outcome,
     no_call,
 )
@@ -91,16 +92,9 @@ async def run_dynamic(script: AutoDEScript, model: Any, tools: list[ToolSpec],
     config = replace(config, tool_choice="auto")
     for _ in range(max_turns):
         turns += 1
-        try:  # the first request holds nothing the model wrote (see benchmark_prompt)
-            with benchmark_prompt(turns == 1, TOO_LONG_ADVICE):
-                reply = await model.generate([system, *dialogue], tools, config)
-        except ContextLengthExceeded:
-            ending = no_call(CONTEXT_EXCEEDED)
-            break
-        if reply.tool_calls:
-            ending = call_outcome(reply.tool_calls[0])
-            if reply.text and reply.text.strip():
-                ending["text"] = reply.text
+        reply, ending = await ask_assistant(model, [system, *dialogue], tools, config,
+                                            turns == 1)
+        if ending is not None:
             break
         text = reply.text or ""
         if gave_up(text):
