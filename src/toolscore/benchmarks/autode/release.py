@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolscore.benchmarks import release_source
 from toolscore.benchmarks.options import OptionError
 from toolscore.data import DataError
 
@@ -49,22 +50,11 @@ DONE = "[DONE]"  # the give-up marker the prompt asks for and the runner looks f
 
 def source_file(data_dir: Path, relative: str) -> Path:
     """``data_dir/relative``, or a one-line error naming it and how to get it."""
-    path = Path(data_dir) / relative
-    if not path.is_file():
-        raise OptionError(
-            f"AutoDE's default mode reads the reference's own wording from {path}, which is "
-            f"missing (a data folder made before toolscore kept the release's source files): "
-            f"copy {', '.join(FILES)} of the pinned release ({ARCHIVE}) into {data_dir}, or "
-            f"delete a downloaded copy so that it is downloaded again with them; --strict runs "
-            f"with toolscore's own wording")
-    return path
+    return release_source.source_file(data_dir, relative, method="AutoDE",
+                                      files=", ".join(FILES), archive=ARCHIVE)
 
 
-def _tree(path: Path) -> ast.Module:
-    try:
-        return ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError) as e:
-        raise OptionError(f"{path}: not readable Python ({e})") from None
+_tree = release_source.parse_python
 
 
 def _module_constant(tree: ast.Module, name: str, path: Path) -> Any:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolscore.benchmarks import release_source
 from toolscore.benchmarks.base import OptionError
 
 PROMPT_FILE = "src/tooltalk/evaluation/evaluate_openai.py"
@@ -30,22 +31,11 @@ ARCHIVE = "https://github.com/microsoft/ToolTalk/archive/e05f4ce.zip"
 
 def source_file(data_dir: Path, relative: str) -> Path:
     """``data_dir/relative``, or a one-line error naming it and how to get it."""
-    path = data_dir / relative
-    if not path.is_file():
-        raise OptionError(
-            f"ToolTalk's default mode reads the reference's own wording from {path}, which is "
-            f"missing (a data folder made before toolscore kept the release's source files): "
-            f"copy src/tooltalk/ of the pinned release ({ARCHIVE}) into {data_dir}, or delete "
-            f"a downloaded copy so that it is downloaded again with them; --strict runs with "
-            f"toolscore's own wording")
-    return path
+    return release_source.source_file(data_dir, relative, method="ToolTalk",
+                                      files="src/tooltalk/", archive=ARCHIVE)
 
 
-def parse(path: Path) -> ast.Module:
-    try:
-        return ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError) as e:
-        raise OptionError(f"{path}: not readable Python ({e})") from None
+parse = release_source.parse_python
 
 
 def string_value(node: ast.expr, where: str) -> str:
