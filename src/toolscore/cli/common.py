@@ -233,12 +233,11 @@ def task_options(pairs: tuple[str, ...] | list[str], own: set[str] | None = None
     values stay text, converted as the option's own flag converts them; a repeated name
     collects a list option's items. With ``own`` (the options declared), an unknown name is
     one line; a name also in ``typed`` (given by its own flag) too."""
+    from toolscore.models.modelargs import split_pair
+
     out: dict[str, Any] = {}
     for pair in pairs:
-        key, sep, value = pair.partition("=")
-        name = key.strip().replace("-", "_")
-        if not sep or not name:
-            raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE (a benchmark option)")
+        name, value = split_pair(pair, flag, "a benchmark option")
         if own and name not in own:
             raise ValueError(f"{flag} {pair!r}: no option {name!r} (its options: "
                              f"{', '.join(sorted(own))})")

@@ -124,16 +124,23 @@ def _json_value(key: str, value: Any, source: str) -> None:
         raise ValueError(f"{source} {key!r}: not a JSON value ({e})") from None
 
 
+def split_pair(pair: str, flag: str, what: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as (key with dashes read as underscores, value text); a pair without
+    ``=`` or a key is a one-line ValueError naming ``flag`` and ``what`` the pair sets."""
+    key, sep, text = pair.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not key:
+        raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE ({what})")
+    return key, text
+
+
 def parse_pairs(pairs: list[str] | tuple[str, ...], flag: str = "-M") -> dict[str, Any]:
     """``key=value`` pairs as a flat dict, each value read as JSON when it is JSON and kept as
     text otherwise (``-M reasoning_effort=low`` needs no quotes; ``-M stop='["x"]'`` is a
     list). Dashes in keys become underscores. One-line ValueError for a pair without ``=``."""
     out: dict[str, Any] = {}
     for pair in pairs:
-        key, sep, text = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE (a model argument)")
+        key, text = split_pair(pair, flag, "a model argument")
         if key in out:
             raise ValueError(f"{flag} {key!r}: given twice")
         try:
