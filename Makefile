@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser demo test lint clean portable-llama
+.PHONY: install browser bfcl-release demo test lint clean portable-llama
 
 # The demo needs only the local model and the embedder: a lighter install than the tests'.
 DEMO_STAMP := $(VENV)/.installed-demo
@@ -67,7 +67,13 @@ browser:
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) \
 		|| echo "chromium could not be installed: the HTML browser tests will skip"; fi
 
-test: install $(ST_STAMP) browser
+# BFCL's multi-turn backends read their default states from the code of the released
+# bfcl-eval wheel (pinned by sha256): fetched once from PyPI into the user cache, so the
+# tests themselves run offline.
+bfcl-release: install
+	$(BIN)/toolscore data bfcl_release
+
+test: install $(ST_STAMP) browser bfcl-release
 	$(BIN)/python -m pytest -q
 
 # Style, the layer contract, and types (mypy; its settings are in pyproject.toml).

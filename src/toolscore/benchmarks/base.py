@@ -122,6 +122,9 @@ class RunContract:
     # where the dataset comes from and how a folder is checked (toolscore.data.DatasetSource;
     # None: a folder named ``dataset`` is found, never downloaded)
     dataset_source: ClassVar[Any] = None
+    # further sources the benchmark reads besides its dataset (DatasetSource each, found and
+    # downloaded the same way; ``toolscore data NAME`` knows them too)
+    dataset_extras: ClassVar[tuple[Any, ...]] = ()
     # the model a run uses when none is named; None (most benchmarks): naming one is required,
     # as a measurement of a model nobody chose is worse than a one-line error
     default_model: ClassVar[str | None] = None

@@ -23,6 +23,8 @@ def dataset_sources() -> dict[str, DatasetSource]:
         if source is None or source.name != cls.dataset:
             source = DatasetSource(cls.dataset)  # a name alone: any folder of that name
         found.setdefault(source.name, source)
+        for extra in cls.dataset_extras:
+            found.setdefault(extra.name, extra)
     return found
 
 

@@ -24,6 +24,7 @@ from toolscore.benchmarks.bfcl.data import load_category
 from toolscore.benchmarks.bfcl.dataset import SOURCE
 from toolscore.benchmarks.bfcl.decode import raw_result, try_decode
 from toolscore.benchmarks.bfcl.oracle import oracle_steps
+from toolscore.benchmarks.bfcl.release import RELEASE
 from toolscore.benchmarks.bfcl.summary import FIGURES, aggregate
 from toolscore.data import DataError
 
@@ -49,6 +50,7 @@ class BFCLBenchmark(Benchmark):
     Options = BFCLOptions
     dataset = "bfcl"
     dataset_source = SOURCE
+    dataset_extras = (RELEASE,)
     columns = [Column("accuracy", "Accuracy"), Column("correct", "Correct", "count"),
                Column("total", "Entries", "count")]
 
