@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 from typing import Any
 
 from toolscore.benchmarks.bfcl.multiturn.backend import Backend
@@ -53,6 +54,30 @@ def _filler(name: str) -> Any:
 
 class VehicleControlAPI(Backend):
     """A car whose controls a model operates; public attributes are its readings."""
+
+    fuelLevel: float
+    batteryVoltage: float
+    engine_state: str
+    remainingUnlockedDoors: int
+    doorStatus: dict[str, str]
+    acTemperature: float
+    fanSpeed: int
+    acMode: str
+    humidityLevel: float
+    headLightStatus: str
+    parkingBrakeStatus: str
+    brakePedalStatus: str
+    distanceToNextVehicle: float
+    cruiseStatus: str
+    destination: str
+    frontLeftTirePressure: float
+    frontRightTirePressure: float
+    rearLeftTirePressure: float
+    rearRightTirePressure: float
+    long_context: bool
+    _parkingBrakeForce: float
+    _slopeAngle: float
+    _brakePedalForce: float
 
     def __init__(self) -> None:
         self._random = random.Random()
@@ -142,7 +167,7 @@ class VehicleControlAPI(Backend):
         status: dict[str, Any] = {}
         if self.long_context:
             status["metadata"] = _filler("CAR_STATUS_METADATA_EXTENSION")
-        shown = {
+        shown: dict[str, Callable[[], dict[str, Any]]] = {
             "fuel": lambda: {"fuelLevel": self.fuelLevel},
             "battery": lambda: {"batteryVoltage": self.batteryVoltage},
             "doors": lambda: {"doorStatus": self.doorStatus},
