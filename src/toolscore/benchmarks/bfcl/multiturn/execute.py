@@ -16,8 +16,10 @@ Where this differs from BFCL's ``eval`` (only for calls no released data set con
 
 * a name that BFCL's executor module happens to define (a Python builtin such as ``len`` or
   ``print``, or a module it imports) is reported as not defined rather than run;
-* any other expression (arithmetic, attribute access on a literal, comprehensions, ``*args``)
-  is reported as ``Error during execution: unsupported expression in a call: <kind>``;
+* any other expression (arithmetic, comprehensions, ``*args``, a method of a result, such as
+  ``ls().get('x')``) is reported as ``Error during execution: unsupported expression in a
+  call: <kind>``. A function-calling model's calls never hold one: :func:`call_strings`
+  writes every argument as the ``repr`` of a JSON value;
 * BFCL's prefixing is textual and also rewrites ``name(`` inside string literals, using a
   variable name built from the model's name; toolscore leaves string literals as written.
 """
@@ -106,7 +108,10 @@ class World:
             refused = _refused_name(call, self._methods)
             if refused is not None:
                 raise Exception(f"Function call {refused} is not allowed.")
-            tree = ast.parse(call.lstrip(" \t"), filename="<string>", mode="eval")
+            source = call.lstrip(" \t")
+            # compiled (never run) for the compiler's own syntax errors, which ast.parse skips
+            compile(source, "<string>", "eval", dont_inherit=True)
+            tree = ast.parse(source, filename="<string>", mode="eval")
             return format_result(self._value(tree.body))
         except _Unsupported as e:
             return f"Error during execution: unsupported expression in a call: {e}"
@@ -134,11 +139,10 @@ class World:
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Attribute):
-            base = node.value
-            while isinstance(base, ast.Attribute):
-                base = base.value
-            if isinstance(base, ast.Name):
-                raise NameError(f"name '{base.id}' is not defined")
+            value = self._value(node.value)
+            if not hasattr(value, node.attr):
+                raise AttributeError(
+                    f"'{type(value).__name__}' object has no attribute '{node.attr}'")
         raise _Unsupported(type(node).__name__)
 
     @staticmethod
@@ -150,7 +154,10 @@ class World:
     def _call(self, node: ast.Call) -> Any:
         func = node.func
         if not isinstance(func, ast.Name):
-            self._value(func)  # an unknown name's NameError, as eval reports it
+            # evaluated for what eval would report first: an unknown name, a missing attribute
+            value = self._value(func)
+            if not callable(value):
+                raise TypeError(f"'{type(value).__name__}' object is not callable")
             raise _Unsupported(type(func).__name__)
         method = self._methods.get(func.id)
         if method is None:
