@@ -2,32 +2,33 @@
 
 ``tests/fixtures/bfcl/backends.json.gz`` holds, for call sequences over every multi-turn entry,
 the result text BFCL's executor gave for each call and a digest of each instance's public state
-after each turn. Here the calls that go to these three classes are replayed on toolscore's
-classes (the call strings parsed with ``ast``: literal arguments and nested calls only) and
-their results and states compared. Calls to the entry's other classes are left out: no class
-reads another's state, so the three classes' results and states do not depend on them.
+after each turn. Every recorded sequence of an entry involving one of these three classes is
+replayed through toolscore's executor (:class:`World`) and its results and states compared.
+While another class of the entry has no implementation, the world holds the entry's
+implemented classes only and the calls naming a method of a missing class are left out: no
+class reads another's state and no two classes share a method name, so the results and states
+of the implemented classes do not depend on those calls.
 """
 
 from __future__ import annotations
 
 import ast
 import gzip
+import importlib
 import inspect
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.bfcl_backends import MULTI_TURN, digest, load, state_snapshot
 from support.data import dataset
 
-from toolscore.benchmarks.bfcl.multiturn.backend import Backend, backend_class
+from toolscore.benchmarks.bfcl.multiturn.backend import BACKENDS
+from toolscore.benchmarks.bfcl.multiturn.execute import World
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "bfcl" / "backends.json.gz"
 MINE = ("TradingBot", "TravelAPI", "VehicleControlAPI")
-#: names BFCL's executor refuses to call
-REFUSED = {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
 
 
 @cache
@@ -42,111 +43,85 @@ def _entries() -> dict[str, dict]:
     return {e["id"]: e for category in MULTI_TURN for e, _ in load(root, category)}
 
 
-class _Foreign(Exception):
-    """The call uses a method of none of the classes under test."""
-
-
-def _evaluate(node: ast.expr, methods: dict[str, Any]) -> Any:
-    if isinstance(node, ast.Call):
-        if not isinstance(node.func, ast.Name) or node.func.id not in methods:
-            raise _Foreign
-        args = [_evaluate(a, methods) for a in node.args]
-        kwargs = {k.arg: _evaluate(k.value, methods) for k in node.keywords}
-        return methods[node.func.id](*args, **kwargs)
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call):
-            raise _Foreign
-    return ast.literal_eval(node)
-
-
-def _run(call: str, methods: dict[str, Any]) -> str:
-    """One call's result text as BFCL's executor gives it (``_Foreign`` for other classes)."""
-    node = ast.parse(call, mode="eval").body
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        raise _Foreign
-    if node.func.id not in methods:
-        raise _Foreign
+@cache
+def _implemented(name: str) -> bool:
     try:
-        if node.func.id in REFUSED:
-            raise Exception(f"Function call {node.func.id} is not allowed.")
-        value = _evaluate(node, methods)
-    except _Foreign:
-        raise
-    except Exception as e:  # noqa: BLE001 - the executor reports any exception as text
-        return f"Error during execution: {e}"
-    if type(value) is str:
-        return value
-    if type(value) is dict:
-        try:
-            return json.dumps(value)
-        except Exception:  # noqa: BLE001
-            return str(value)
-    return str(value)
+        importlib.import_module(BACKENDS[name].partition(":")[0])
+    except ImportError:
+        return False
+    return True
 
 
-def _instances(entry: dict, long_context: bool) -> dict[str, Backend]:
-    out = {}
-    for name in entry["involved_classes"]:
-        if name in MINE:
-            instance = backend_class(name)()
-            instance._load_scenario(json.loads(json.dumps(entry["initial_config"].get(name, {}))),
-                                    long_context=long_context)
-            out[name] = instance
-    return out
+def _world(entry: dict) -> tuple[World, set[str]]:
+    """The world of the entry's implemented classes, and the method names it maps."""
+    kept = [c for c in entry["involved_classes"] if _implemented(c)]
+    world = World({**entry, "involved_classes": kept})
+    methods = {name for inst in world.instances.values()
+               for name, _ in inspect.getmembers(inst, inspect.ismethod)
+               if not name.startswith("_")}
+    return world, methods
 
 
-def _methods(instances: dict[str, Backend]) -> dict[str, Any]:
-    return {name: method for inst in instances.values()
-            for name, method in inspect.getmembers(inst, inspect.ismethod)
-            if not name.startswith("_")}
+def _foreign(call: str, methods: set[str], known: set[str]) -> bool:
+    """Whether the call names a method of a class the world lacks."""
+    try:
+        tree = ast.parse(call.lstrip(" \t"), mode="eval")
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and n.func.id not in methods and n.func.id in known for n in ast.walk(tree))
+
+
+@cache
+def _all_method_names() -> set[str]:
+    names: set[str] = set()
+    for row in _rows():
+        for turn in row["turns"]:
+            for call in turn["calls"]:
+                try:
+                    tree = ast.parse(call.lstrip(" \t"), mode="eval")
+                except SyntaxError:
+                    continue
+                names |= {n.func.id for n in ast.walk(tree)
+                          if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    return names
 
 
 def replay(row: dict) -> list[str]:
-    """The differences between toolscore's classes and the recorded row (empty: it matches)."""
-    entry = _entries()[row["id"]]
-    instances = _instances(entry, "long_context" in row["id"])
-    methods = _methods(instances)
+    """The differences between toolscore's run of a recorded row and BFCL's (empty: none)."""
+    world, methods = _world(_entries()[row["id"]])
+    known = _all_method_names()
     problems = []
     for t, turn in enumerate(row["turns"]):
         for c, (call, expected) in enumerate(zip(turn["calls"], turn["results"], strict=True)):
-            try:
-                got = _run(call, methods)
-            except _Foreign:
+            if _foreign(call, methods, known):
                 continue
-            except SyntaxError:
-                continue
+            (got,) = world.execute([call])
             if got != expected:
                 problems.append(f"turn {t} call {c} {call[:80]}: "
                                 f"{got[:300]!r} != {expected[:300]!r}")
-        for name, instance in instances.items():
+        for name, instance in world.instances.items():
             if digest(state_snapshot(instance)) != turn["state"][name]:
                 problems.append(f"turn {t} state of {name} differs")
         if problems:
             break
     if not problems and "final_state" in row:
-        for name, instance in instances.items():
+        for name, instance in world.instances.items():
             if state_snapshot(instance) != row["final_state"][name]:
                 problems.append(f"final state of {name} differs")
     return problems
 
 
 def _rows_of(cls: str) -> list[dict]:
-    return [r for r in _rows() if cls in _entries_classes(r["id"])]
-
-
-@cache
-def _classes_by_id() -> dict[str, tuple[str, ...]]:
-    return {r["id"]: tuple(sorted(r["turns"][0]["state"])) for r in _rows() if r["turns"]}
-
-
-def _entries_classes(entry_id: str) -> tuple[str, ...]:
-    return _classes_by_id().get(entry_id, ())
+    return [r for r in _rows() if cls in _entries()[r["id"]]["involved_classes"]]
 
 
 @pytest.mark.parametrize("cls", MINE)
-def test_every_recorded_row_matches(cls):
+def test_every_recorded_row_matches(cls: str) -> None:
+    rows = _rows_of(cls)
+    assert len(rows) == 600  # 150 entries of each of the four categories, three sequences each
     failures = {}
-    for row in _rows_of(cls):
+    for row in rows:
         problems = replay(row)
         if problems:
             failures[f"{row['id']}/{row['variant']}"] = problems[0]
