@@ -85,7 +85,7 @@ class TradingBot(Backend):
             return {"error": f"Stock with symbol '{symbol}' not found."}
         if not self.long_context:
             return self.stocks[symbol]
-        stock = dict(self.stocks[symbol])
+        stock = self.stocks[symbol].copy()
         stock["MA(5)"] = _filler("MA_5_EXTENSION")
         stock["MA(20)"] = _filler("MA_20_EXTENSION")
         return stock
@@ -120,7 +120,7 @@ class TradingBot(Backend):
                              "Here is the list of orders_id: " + str(list(self.orders.keys()))}
         if not self.long_context:
             return self.orders[order_id]
-        order = dict(self.orders[order_id])
+        order = self.orders[order_id].copy()
         notes = {}
         for key, template in constant("long_context.py", "ORDER_DETAIL_EXTENSION").items():
             try:

@@ -166,10 +166,12 @@ class TravelAPI(Backend):
             datetime.strptime(travel_date, "%Y-%m-%d")
         except ValueError:
             return {"booking_status": False, "error": "Invalid date format. Use YYYY-MM-DD."}
-        classes = {"economy", "business", "first"}
-        if travel_class not in classes:
+        if travel_class not in _CLASS_FACTOR:
+            # BFCL prints a set here, in an order that changes with Python's string hashing
+            # from one process to the next; toolscore prints it in one fixed order
+            listed = ", ".join(repr(c) for c in _CLASS_FACTOR)
             return {"booking_status": False,
-                    "error": f"Invalid travel class. Must be one of {classes}"}
+                    "error": f"Invalid travel class. Must be one of {{{listed}}}"}
         try:
             self.get_flight_cost(travel_from=travel_from, travel_to=travel_to,
                                  travel_date=travel_date, travel_class=travel_class)
