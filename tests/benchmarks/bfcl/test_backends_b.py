@@ -26,6 +26,8 @@ from support.data import dataset
 
 from toolscore.benchmarks.bfcl.multiturn.backend import BACKENDS
 from toolscore.benchmarks.bfcl.multiturn.execute import World
+from toolscore.benchmarks.bfcl.release import local_constant
+from toolscore.data import DataError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "bfcl" / "backends.json.gz"
 MINE = ("TradingBot", "TravelAPI", "VehicleControlAPI")
@@ -127,3 +129,16 @@ def test_every_recorded_row_matches(cls: str) -> None:
             failures[f"{row['id']}/{row['variant']}"] = problems[0]
     shown = "\n".join(f"{k}: {v}" for k, v in list(failures.items())[:10])
     assert not failures, f"{len(failures)} rows differ:\n{shown}"
+
+
+def test_literal_tables_are_read_from_inside_the_released_functions() -> None:
+    rates = local_constant("travel_booking.py", "compute_exchange_rate", "exchange_rates")
+    assert rates[("USD", "EUR")] == 0.8 and len(rates) == 10
+    routes = local_constant("travel_booking.py", "get_flight_cost", "base_costs")  # annotated
+    assert routes[("SFO", "LAX")] == 200
+    airports = local_constant("travel_booking.py", "list_all_airports")  # the returned literal
+    assert len(airports) == 23 and airports[:2] == ["RMS", "SBK"]
+    with pytest.raises(DataError, match="no literal nothing in get_flight_cost"):
+        local_constant("travel_booking.py", "get_flight_cost", "nothing")
+    with pytest.raises(DataError, match="no returned literal in book_flight"):
+        local_constant("travel_booking.py", "book_flight")
