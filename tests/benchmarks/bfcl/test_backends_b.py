@@ -26,7 +26,7 @@ from support.data import dataset
 
 from toolscore.benchmarks.bfcl.multiturn.backend import BACKENDS
 from toolscore.benchmarks.bfcl.multiturn.execute import World
-from toolscore.benchmarks.bfcl.release import local_constant
+from toolscore.benchmarks.bfcl.release import constant, local_constant
 from toolscore.data import DataError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "bfcl" / "backends.json.gz"
@@ -142,3 +142,32 @@ def test_literal_tables_are_read_from_inside_the_released_functions() -> None:
         local_constant("travel_booking.py", "get_flight_cost", "nothing")
     with pytest.raises(DataError, match="no returned literal in book_flight"):
         local_constant("travel_booking.py", "book_flight")
+
+
+def test_long_context_filler_cards_can_be_shared_as_bfcl_shares_them() -> None:
+    # BFCL's instances hold its module-level filler records themselves: a purchase paid with a
+    # filler card changes that card in the ground truth's instance too, and the checker sees
+    # equal states. Shared on request only (each instance has its own copy by default).
+    config = {"booking_record": {"b1": {"card_id": "c1", "travel_date": "2024-01-01",
+                                        "travel_from": "SFO", "travel_to": "LAX",
+                                        "travel_class": "economy", "travel_cost": 100.0,
+                                        "transaction_id": "t"}},
+              "credit_card_list": {"c1": {"balance": 500.0}},
+              "access_token": "tok", "token_expires_in": 2}
+    entry = {"id": "multi_turn_long_context_0", "involved_classes": ["TravelAPI"],
+             "initial_config": {"TravelAPI": config}}
+    model, truth = World(entry).instances["TravelAPI"], World(entry).instances["TravelAPI"]
+    card = next(iter(constant("long_context.py", "CREDIT_CARD_EXTENSION")))
+    assert card not in config["credit_card_list"]
+    paid = model.purchase_insurance("tok", "x", "b1", 50.0, card)  # type: ignore[attr-defined]
+    assert paid["insurance_status"] is True
+    assert state_snapshot(model) != state_snapshot(truth)
+    model, truth = World(entry).instances["TravelAPI"], World(entry).instances["TravelAPI"]
+    model._share_filler(truth)  # type: ignore[attr-defined]
+    model.purchase_insurance("tok", "x", "b1", 50.0, card)  # type: ignore[attr-defined]
+    assert state_snapshot(model) == state_snapshot(truth)
+    assert truth.credit_card_list[card]["balance"] == 4950.0  # type: ignore[attr-defined]
+    # the scenario's own card stays apart
+    model.purchase_insurance("tok", "x", "b1", 50.0, "c1")  # type: ignore[attr-defined]
+    assert state_snapshot(model) != state_snapshot(truth)
+

@@ -24,6 +24,9 @@ _STATE = ("credit_card_list", "booking_record", "access_token", "token_type", "t
 #: price multiplier per travel class
 _CLASS_FACTOR = {"economy": 1, "business": 2, "first": 5}
 _ADULT_AGE = 18
+#: state attribute -> the long-context filler BFCL merges into it
+_FILLER = (("credit_card_list", "CREDIT_CARD_EXTENSION"),
+           ("booking_record", "BOOKING_RECORD_EXTENSION"))
 
 
 def _table(function: str, name: str | None = None) -> Any:
@@ -51,6 +54,7 @@ class TravelAPI(Backend):
 
     def __init__(self) -> None:
         self._random = random.Random()
+        self._filler_keys: dict[str, list[str]] = {}
 
     def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
         defaults = copy.deepcopy(constant(_MODULE, "DEFAULT_STATE"))
@@ -58,12 +62,26 @@ class TravelAPI(Backend):
         for key in _STATE:
             setattr(self, key, scenario.get(key, defaults[key]))
         self.long_context = long_context
+        self._filler_keys = {}
         if long_context:
-            for attr, filler in (("credit_card_list", "CREDIT_CARD_EXTENSION"),
-                                 ("booking_record", "BOOKING_RECORD_EXTENSION")):
+            for attr, filler in _FILLER:
                 held = getattr(self, attr)
+                added = self._filler_keys[attr] = []
                 for key, value in copy.deepcopy(constant("long_context.py", filler)).items():
-                    held.setdefault(key, value)
+                    if key not in held:
+                        held[key] = value
+                        added.append(key)
+
+    def _share_filler(self, other: TravelAPI) -> None:
+        """Make ``other`` hold this instance's long-context filler cards and bookings (the same
+        objects), as two of BFCL's instances in one process do: BFCL adds its module-level
+        records themselves, so a balance one instance changes on a filler card changes in
+        every instance. BFCL's checker thus sees no difference there between the model's
+        instance and the ground truth's; sharing the filler between the two reproduces it."""
+        for attr, _ in _FILLER:
+            mine, theirs = getattr(self, attr), getattr(other, attr)
+            for key in set(self._filler_keys.get(attr, ())) & set(other._filler_keys.get(attr, ())):
+                theirs[key] = mine[key]
 
     def _token_error(self, access_token: str) -> str | None:
         """Why a request with this token is refused (None: it is accepted)."""
