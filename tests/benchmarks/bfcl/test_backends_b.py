@@ -19,6 +19,7 @@ import inspect
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.bfcl_backends import MULTI_TURN, digest, load, state_snapshot
@@ -148,26 +149,27 @@ def test_long_context_filler_cards_can_be_shared_as_bfcl_shares_them() -> None:
     # BFCL's instances hold its module-level filler records themselves: a purchase paid with a
     # filler card changes that card in the ground truth's instance too, and the checker sees
     # equal states. Shared on request only (each instance has its own copy by default).
-    config = {"booking_record": {"b1": {"card_id": "c1", "travel_date": "2024-01-01",
-                                        "travel_from": "SFO", "travel_to": "LAX",
-                                        "travel_class": "economy", "travel_cost": 100.0,
-                                        "transaction_id": "t"}},
-              "credit_card_list": {"c1": {"balance": 500.0}},
-              "access_token": "tok", "token_expires_in": 2}
+    booking = {"card_id": "c1", "travel_date": "2024-01-01", "travel_from": "SFO",
+               "travel_to": "LAX", "travel_class": "economy", "travel_cost": 100.0,
+               "transaction_id": "t"}
+    config: dict[str, Any] = {"booking_record": {"b1": booking},
+                              "credit_card_list": {"c1": {"balance": 500.0}},
+                              "access_token": "tok", "token_expires_in": 2}
     entry = {"id": "multi_turn_long_context_0", "involved_classes": ["TravelAPI"],
              "initial_config": {"TravelAPI": config}}
-    model, truth = World(entry).instances["TravelAPI"], World(entry).instances["TravelAPI"]
+    model: Any = World(entry).instances["TravelAPI"]
+    truth: Any = World(entry).instances["TravelAPI"]
     card = next(iter(constant("long_context.py", "CREDIT_CARD_EXTENSION")))
     assert card not in config["credit_card_list"]
-    paid = model.purchase_insurance("tok", "x", "b1", 50.0, card)  # type: ignore[attr-defined]
+    paid = model.purchase_insurance("tok", "x", "b1", 50.0, card)
     assert paid["insurance_status"] is True
     assert state_snapshot(model) != state_snapshot(truth)
     model, truth = World(entry).instances["TravelAPI"], World(entry).instances["TravelAPI"]
-    model._share_filler(truth)  # type: ignore[attr-defined]
-    model.purchase_insurance("tok", "x", "b1", 50.0, card)  # type: ignore[attr-defined]
+    model._share_filler(truth)
+    model.purchase_insurance("tok", "x", "b1", 50.0, card)
     assert state_snapshot(model) == state_snapshot(truth)
-    assert truth.credit_card_list[card]["balance"] == 4950.0  # type: ignore[attr-defined]
+    assert truth.credit_card_list[card]["balance"] == 4950.0
     # the scenario's own card stays apart
-    model.purchase_insurance("tok", "x", "b1", 50.0, "c1")  # type: ignore[attr-defined]
+    model.purchase_insurance("tok", "x", "b1", 50.0, "c1")
     assert state_snapshot(model) != state_snapshot(truth)
 
