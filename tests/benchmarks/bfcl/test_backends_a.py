@@ -89,7 +89,7 @@ def execute(instance: object, text: str) -> str:
         def call(c: ast.Call) -> Any:
             assert isinstance(c.func, ast.Name)
             method = getattr(instance, c.func.id)
-            kwargs = {k.arg: _value(k.value, call) for k in c.keywords}
+            kwargs = {str(k.arg): _value(k.value, call) for k in c.keywords}
             return method(*[_value(a, call) for a in c.args], **kwargs)
 
         assert isinstance(node, ast.Call)
