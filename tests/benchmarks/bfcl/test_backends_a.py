@@ -109,3 +109,68 @@ def test_every_recorded_sequence_replays(cls_name: str, recorded: Any) -> None:
     assert sequences and answered
     assert not failures, f"{len(failures)} mismatches in {sequences} sequences:\n" + \
         "\n".join(failures[:20])
+
+
+def _tree(spec: dict[str, Any]) -> dict[str, Any]:
+    """A scenario's directory contents from {name: text or nested dict}."""
+    return {name: {"type": "file", "content": value} if isinstance(value, str)
+            else {"type": "directory", "contents": _tree(value)} for name, value in spec.items()}
+
+
+#: calls outside the released sequences and what BFCL's file system answered (run on its own
+#: class): moved and copied folders keep their children's old parent links, cp into a folder
+#: already holding the name fails in the node, echo into a folder fails on the missing writer
+CORNERS = [
+    ("mv(source='a', destination='c')", '{"result": "\'a\' moved to \'c/a\'"}'),
+    ("cd(folder='c')", '{"current_working_directory": "c"}'),
+    ("cd(folder='a')", '{"current_working_directory": "a"}'),
+    ("cd(folder='b')", '{"current_working_directory": "b"}'),
+    ("pwd()", '{"current_working_directory": "/r/a/b"}'),
+    ("cd(folder='..')", "{}"),
+    ("pwd()", '{"current_working_directory": "/r/a"}'),
+    ("cd(folder='..')", "{}"),
+    ("cd(folder='..')", '{"error": "Current directory is already the root. Cannot go back."}'),
+    ("cp(source='h.txt', destination='c')", '{"result": "\'h.txt\' copied to \'c/h.txt\'"}'),
+    ("cp(source='h.txt', destination='c')",
+     "Error during execution: File 'h.txt' already exists in directory 'c'."),
+    ("cp(source='c', destination='d')", '{"result": "\'c\' copied to \'d\'"}'),
+    ("du(human_readable=True)", '{"disk_usage": "45.00 B"}'),
+    ("find(path='/', name='t')", '{"matches": ["/c/a/b/f.txt", "/c/a/g.txt", "/c/h.txt", '
+     '"/h.txt", "/d/a/b/f.txt", "/d/a/g.txt", "/d/h.txt"]}'),
+    ("find(path='/c/a')", '{"matches": ["/c/a/b", "/c/a/b/f.txt", "/c/a/g.txt"]}'),
+    ("echo(content='q', file_name='c')",
+     "Error during execution: 'Directory' object has no attribute '_write'"),
+    ("rmdir(dir_name='c')", '{"error": "rmdir: cannot remove \'c\': Directory not empty"}'),
+    ("rm(file_name='c')", '{"result": "\'c\' removed"}'),
+    ("tail(file_name='h.txt', lines=0)", '{"last_lines": "b\\na"}'),
+    ("tail(file_name='h.txt', lines=-1)", '{"last_lines": "a"}'),
+    ("mv(source='h.txt', destination='d')",
+     '{"error": "mv: cannot move \'h.txt\' to \'d/h.txt\': File exists"}'),
+    ("mkdir(dir_name='.hidden')", "None"),
+    ("ls()", '{"current_directory_content": ["h.txt", "d"]}'),
+    ("ls(a=True)", '{"current_directory_content": ["h.txt", "d", ".hidden"]}'),
+    ("cd(folder='.hidden/')", '{"current_working_directory": ".hidden"}'),
+    ("cd(folder='a/b')", '{"error": "cd: a/b: Unsupported path. Only one folder level at a '
+     'time is supported."}'),
+]
+
+
+def test_the_file_systems_corners_answer_as_bfcls(recorded: Any) -> None:
+    tree = _tree({"a": {"b": {"f.txt": "x\ny\nz"}, "g.txt": "one two\nthree"}, "c": {},
+                  "h.txt": "b\na"})
+    world = World({"id": "multi_turn_base_0", "involved_classes": ["GorillaFileSystem"],
+                   "initial_config": {"GorillaFileSystem": {
+                       "root": {"r": {"type": "directory", "contents": tree}}}}})
+    calls = [call for call, _ in CORNERS]
+    assert world.execute(calls) == [answer for _, answer in CORNERS]
+
+
+def test_an_empty_scenario_is_a_bare_root(recorded: Any) -> None:
+    world = World({"id": "multi_turn_base_0", "involved_classes": ["GorillaFileSystem"],
+                   "initial_config": {}})
+    assert world.execute(["pwd()", "mkdir(dir_name='x')", "cd(folder='x')", "pwd()",
+                          "cd(folder='..')", "touch(file_name='t')",
+                          "echo(content='hé', file_name='t')", "du()", "find()"]) == [
+        '{"current_working_directory": "//"}', "None", '{"current_working_directory": "x"}',
+        '{"current_working_directory": "///x"}', "{}", "None", "None",
+        '{"disk_usage": "3 bytes"}', '{"matches": ["./x", "./t"]}']
