@@ -95,6 +95,18 @@ def test_report_intervals_are_bootstrap_ci_per_metric(seed: int, n: int,
         assert json.dumps(got) == json.dumps(expected)
 
 
+def test_smaller_blocks_for_many_units_draw_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolscore.stats.classification as classification
+
+    gold, pred, clusters, _ = _data(9, 150, 40, 0.2, 0.7)
+    g, p = _arrays(gold, pred)
+    units = _units(g.size, clusters)
+    whole = resampled_metrics(g, p, units, 300, 9)
+    monkeypatch.setattr(classification, "GATHERED", 40 * 5 * 7)  # blocks of 7 resamples
+    for name, values in resampled_metrics(g, p, units, 300, 9).items():
+        assert values.tobytes() == whole[name].tobytes()
+
+
 def test_no_rows_and_no_resamples() -> None:
     g, p = _arrays([], [])
     assert all(v.size == 0 for v in resampled_metrics(g, p, [], 100, 0).values())

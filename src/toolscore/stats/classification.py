@@ -190,7 +190,8 @@ def resampled_metrics_loop(g: np.ndarray, p: np.ndarray, units: list[np.ndarray]
 
 # The cells a row falls in: abstained, then (human, judge) = (1, 1), (1, 0), (0, 1), (0, 0).
 _CELLS = 5
-BLOCK = 256  # resamples drawn and counted at once (256 x units ids)
+BLOCK = 256  # resamples drawn and counted at once (256 x units ids) ...
+GATHERED = 1 << 22  # ... fewer when their gathered counts would pass 4M values (32 MB)
 
 
 def _cells(g: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -247,9 +248,10 @@ def resampled_metrics(g: np.ndarray, p: np.ndarray, units: list[np.ndarray],
     counts = np.zeros((len(units), _CELLS), dtype=np.int64)
     np.add.at(counts, (unit, _cells(g, p)[np.concatenate(units)]), 1)
     rng = np.random.default_rng(seed)
-    blocks = [counts[rng.integers(0, len(units), size=(min(BLOCK, n_resamples - start),
+    block = max(1, min(BLOCK, GATHERED // (len(units) * _CELLS)))
+    blocks = [counts[rng.integers(0, len(units), size=(min(block, n_resamples - start),
                                                        len(units)))].sum(axis=1)
-              for start in range(0, n_resamples, BLOCK)]
+              for start in range(0, n_resamples, block)]
     return _metrics_counts(np.concatenate(blocks))
 
 
