@@ -280,6 +280,13 @@ class ReportView:
         ``columns`` are looked up in each. Default: every dict-valued entry."""
         return {k: v for k, v in metrics.items() if isinstance(v, dict)}
 
+    @classmethod
+    def board_columns(cls, metrics: dict[str, Any]) -> dict[str, Any]:
+        """Figures a leaderboard shows for a run beside its headline metric, from
+        ``scores.json`` (column label -> a number, or text as the benchmark prints it; None
+        when not measured), e.g. a leaderboard's own summary columns. Default: none."""
+        return {}
+
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
         """What one record looks like to a reader (HTML report, export): a short summary and
         the dialogue as messages. The default shows the stored output as is. Optional keys

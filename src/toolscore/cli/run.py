@@ -25,6 +25,7 @@ from toolscore.cli.common import (
     max_concurrency,
     progress_wanted,
     runs_root,
+    source_name,
     stdout,
     task_options,
 )
@@ -63,6 +64,11 @@ GENERIC = [
                  help="Response cache file (SQLite; default $TOOLSCORE_CACHE, a file or none, "
                       "else ~/.cache/toolscore/responses.sqlite)."),
     click.Option(["--no-cache"], is_flag=True, help="Do not cache model responses."),
+    click.Option(["--cache-expiry"], default=None, metavar="DURATION",
+                 envvar="TOOLSCORE_CACHE_EXPIRY", show_envvar=True,
+                 help="Ask the model again for replies cached longer ago than this (90s, 30m, "
+                      "12h, 7d, 2w; default never: the same command replays the cache at no "
+                      "cost, which is what makes re-runs free and resumable)."),
     click.Option(["--base-url"], default=None, help="OpenAI-compatible endpoint (openai/...)."),
     click.Option(["--timeout"], type=float, default=120.0, show_default=True,
                  help="Seconds per model call before retrying."),
@@ -197,6 +203,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
     with UserErrors(), StoppedRuns():
+        cache_expiry(generic.get("cache_expiry"))
         concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
         check_protocol(generic.get("model"), options, generic["resume"])
@@ -235,6 +242,20 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     print_run(doc, json_out)
     exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
                        f"{run.config.benchmark} --resume {run.path}")
+
+
+def cache_expiry(value: str | None) -> float | None:
+    """``--cache-expiry`` checked (one line if bad) and handed to every cache this run opens,
+    in this process and its workers, through ``$TOOLSCORE_CACHE_EXPIRY``."""
+    import os
+
+    from toolscore.models.cache import EXPIRY_ENV, parse_expiry
+
+    if value is None:
+        return None
+    seconds = parse_expiry(value, source_name("cache_expiry", EXPIRY_ENV))
+    os.environ[EXPIRY_ENV] = value
+    return seconds
 
 
 def print_run(doc: dict[str, Any], json_out: bool) -> None:

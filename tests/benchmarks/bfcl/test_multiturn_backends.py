@@ -9,32 +9,15 @@ implemented yet is skipped, naming the missing ones."""
 from __future__ import annotations
 
 import functools
-import gzip
-import importlib
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from support.bfcl_backends import MULTI_TURN, digest, load, state_snapshot
+from support.bfcl_multiturn import classes_of, missing, recorded
 from support.data import dataset
 
-from toolscore.benchmarks.bfcl.multiturn.backend import BACKENDS
 from toolscore.benchmarks.bfcl.multiturn.execute import World
-
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "bfcl" / "backends.json.gz"
-
-
-@functools.cache
-def recorded() -> list[dict[str, Any]]:
-    with gzip.open(FIXTURE, "rt", encoding="utf-8") as handle:
-        rows: list[dict[str, Any]] = json.load(handle)
-    return rows
-
-
-def classes_of(row: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(sorted(row["turns"][0]["state"]))
-
 
 GROUPS = sorted({classes_of(row) for row in recorded()})
 
@@ -43,16 +26,6 @@ GROUPS = sorted({classes_of(row) for row in recorded()})
 def entries() -> dict[str, dict[str, Any]]:
     root = dataset("bfcl")
     return {entry["id"]: entry for category in MULTI_TURN for entry, _ in load(root, category)}
-
-
-def missing(classes: tuple[str, ...]) -> list[str]:
-    out = []
-    for name in classes:
-        try:
-            importlib.import_module(BACKENDS[name].partition(":")[0])
-        except ImportError:
-            out.append(name)
-    return out
 
 
 def first_difference(got: Any, wanted: Any, where: str = "") -> str | None:

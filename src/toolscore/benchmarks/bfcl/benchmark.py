@@ -130,6 +130,18 @@ class BFCLBenchmark(Benchmark):
         return {k: metrics[k] for k in order if isinstance(metrics.get(k), dict)}
 
     @classmethod
+    def board_columns(cls, metrics: dict[str, Any]) -> dict[str, Any]:
+        """BFCL's leaderboard columns as BFCL prints them (its summary figures, then the
+        accuracy of each category the run has)."""
+        shown = metrics.get("bfcl") or {}
+        out: dict[str, Any] = {name.replace("_", "-"): shown[name]
+                               for name in FIGURES if name in shown}
+        for category in SUPPORTED:
+            if category in shown:
+                out[category] = shown[category]
+        return out
+
+    @classmethod
     def summary_lines(cls, metrics: dict[str, Any]) -> list[str]:
         shown = metrics.get("bfcl") or {}
         if not shown:
