@@ -232,8 +232,8 @@ def check_regression(result: dict[str, Any], alpha: float,
     rows = _targets(result, metrics)
     if not rows:
         return [GateResult("fail-on-regression", str(result.get("primary_metric") or "metric"),
-                           "error", "fail-on-regression: the runs have no metric to compare "
-                           "(no shared finished sample)")]
+                           "error", "fail-on-regression: nothing to compare (the runs share "
+                           "no finished sample with a score)")]
     out = []
     for row in rows:
         name = str(row["metric"])
