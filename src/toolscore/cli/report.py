@@ -54,8 +54,8 @@ from toolscore.report.compare_table import print_comparison
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--fail-on-regression", is_flag=True,
               help="Exit 1 when RUN_B is significantly worse than RUN_A (the base) on the "
-                   "primary metric (each --metric if given): lower, with the paired test's p "
-                   "below --alpha.")
+                   "primary metric (each --metric if given): worse, with the paired test's p "
+                   "below --alpha; one line per failed gate on stderr.")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Significance level of --fail-on-regression and of --junit's gates.")
 @click.option("--junit", type=click.Path(path_type=Path), default=None, metavar="FILE",
