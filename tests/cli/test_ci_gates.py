@@ -117,6 +117,10 @@ def test_run_gates_after_the_run_directory_is_complete(tmp_path: Path) -> None:
                         env=env)
         assert bad.returncode == 2 and srv.requests == 0, bad.stderr
         assert not (tmp_path / "never").exists()
+        sharded = toolscore(*args, "--out", "never", "--shard", "1/2", "--junit", "j.xml",
+                            cwd=tmp_path, env=env)
+        assert sharded.returncode == 2 and "once every shard has finished" in sharded.stderr
+        assert srv.requests == 0 and not (tmp_path / "never").exists()
         done = toolscore(*args, "--out", "run", "--fail-under", "success=0.5",
                          "--fail-under", "soft success=0", "--junit", "ci/junit.xml",
                          "--json", cwd=tmp_path, env=env)

@@ -217,6 +217,10 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
         concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
         floors = check_gate_options(generic["fail_under"], generic["junit"])
+        if generic["shard"] and (floors or generic["junit"]):
+            raise ValueError("--fail-under and --junit with --shard: a shard sees only its part "
+                             "of the run; once every shard has finished, use toolscore report "
+                             "RUN_DIR --fail-under ... --junit FILE")
         check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:

@@ -15,6 +15,7 @@ with one testcase per gate.
 from __future__ import annotations
 
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -71,10 +72,11 @@ def _case(suite: ET.Element, record: dict[str, Any], classname: str, several_epo
     sid, epoch = str(record["id"]), int(record.get("epoch", 0))
     case = ET.SubElement(suite, "testcase", name=_one_line(f"{sid}#{epoch}" if several_epochs
                                                           else sid), classname=classname)
-    seconds = record.get("time_s")
-    known = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-    if known:
-        case.set("time", f"{float(seconds):.3f}")
+    raw = record.get("time_s")
+    seconds = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) \
+        and math.isfinite(raw) and raw >= 0 else None
+    if seconds is not None:
+        case.set("time", f"{seconds:.3f}")
     scores = record.get("scores") or {}
     shown = bool(scores)  # the scores once: in the failure, else as the case's output
     if record.get("status") != "ok":
@@ -91,7 +93,7 @@ def _case(suite: ET.Element, record: dict[str, Any], classname: str, several_epo
             ET.SubElement(case, "skipped", message=f"not scored by {primary}")
     if shown:
         ET.SubElement(case, "system-out").text = _text(_scalars(scores))
-    return float(seconds) if known else None
+    return seconds
 
 
 def gate_suite(root: ET.Element, name: str, classname: str, gates: Sequence[GateResult],
