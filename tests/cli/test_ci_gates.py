@@ -233,3 +233,13 @@ def test_junit_file_cannot_overwrite_a_run_file(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", set(IDS))
     one_error_line(invoke("report", run, "--junit", run / "samples.jsonl"), "--junit")
     assert len((run / "samples.jsonl").read_text().splitlines()) == len(IDS)
+
+
+def test_a_run_where_nothing_finished_fails_its_floor(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", set(), errors={s: "connection refused" for s in IDS})
+    done = invoke("report", run, "--fail-under", "success=0.1", "--json")
+    assert done.exit_code == 1
+    (gate,) = json.loads(done.stdout)["gates"]
+    assert gate["status"] == "error" and gate["value"] is None
+    assert done.stderr.strip().splitlines()[-1] == (
+        "fail-under: success has no value (no finished sample has it), floor 0.10")

@@ -190,8 +190,8 @@ def check_floors(run: RunRecords, floors: Sequence[Floor]) -> list[GateResult]:
         name = m.label + (f"@{f.split}" if f.split else "")
         if value is None:
             out.append(GateResult("fail-under", name, "error",
-                                  f"fail-under: {name} has no value (no finished sample scored "
-                                  f"it) < {_shown(f.value, f.value)[1]}", None, f.value))
+                                  f"fail-under: {name} has no value (no finished sample has "
+                                  f"it), floor {_shown(f.value, f.value)[1]}", None, f.value))
             continue
         shown, bound = _shown(value, f.value)
         failed = value < f.value
@@ -207,7 +207,7 @@ def _targets(result: dict[str, Any], metrics: Sequence[str] | None) -> list[dict
     headline row for it), else the benchmark's first headline metric."""
     headline, per_sample = result.get("headline") or [], result.get("per_sample") or []
     if metrics:
-        covered = {h.get("numerator") for h in headline}
+        covered = {h.get(k) for h in headline for k in ("numerator", "metric", "key")}
         return headline + [r for r in per_sample if r["metric"] not in covered]
     primary = result.get("primary_metric")
     for h in headline:
