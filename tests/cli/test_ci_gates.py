@@ -243,3 +243,23 @@ def test_a_run_where_nothing_finished_fails_its_floor(tmp_path: Path) -> None:
     assert gate["status"] == "error" and gate["value"] is None
     assert done.stderr.strip().splitlines()[-1] == (
         "fail-under: success has no value (no finished sample has it), floor 0.10")
+
+
+def test_junit_of_a_run_without_splits_is_one_suite(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "run")
+    store.write_config(CONFIG)
+    store.append({"id": "a", "epoch": 0, "status": "ok", "output": {},
+                  "scores": {"success": True}})
+    store.append({"id": "b", "epoch": 0, "status": "ok", "output": {}, "scores": {"other": 1}})
+    store.append({"id": "c", "epoch": 0, "status": "ok", "output": {},
+                  "scores": {"success": False}})
+    out = tmp_path / "junit.xml"
+    assert invoke("report", tmp_path / "run", "--junit", out).exit_code == 0
+    root = ET.parse(out).getroot()
+    check_junit_shape(root)
+    (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "demo" and suite.get("time") is None  # no time recorded
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert list(cases) == ["a", "b", "c"] and cases["a"].get("classname") == "demo"
+    assert cases["b"].find("skipped") is not None and cases["c"].find("failure") is not None
+    assert (suite.get("skipped"), suite.get("failures")) == ("1", "1")
