@@ -265,20 +265,28 @@ JUNIT_HELP = ("Also write JUnit XML to FILE for CI: one testcase per (sample, ep
               "ended in an infrastructure error; gates as testcases too.")
 
 
-def check_gate_options(fail_under: tuple[str, ...] | list[str], junit: Path | None) -> list[Any]:
+def check_gate_options(fail_under: tuple[str, ...] | list[str], junit: Path | None,
+                       shard: str | None = None) -> list[Any]:
     """``--fail-under`` and ``--junit`` read before anything runs (a bad VALUE, or a JUnit
-    file that is a run's own file, is a one-line error now, not after the run)."""
+    file that is a run's own file, is a one-line error now, not after the run). A shard sees
+    only its part of the run: no gate, no JUnit file with ``--shard``."""
     from toolscore.report.gates import parse_floors
 
     check_output_path(junit, "--junit")
-    return parse_floors(fail_under)
+    floors = parse_floors(fail_under)
+    if shard and (floors or junit is not None):
+        raise ValueError("--fail-under and --junit with --shard: a shard sees only its part of "
+                         "the run; once every shard has finished, use toolscore report RUN_DIR "
+                         "--fail-under ... --junit FILE")
+    return floors
 
 
-def run_gates(run_dir: str | Path, floors: list[Any], junit: Path | None
-              ) -> tuple[list[Any], str | None]:
+def run_gates(run_dir: str | Path, floors: list[Any], junit: Path | None,
+              doc: dict[str, Any] | None = None) -> tuple[list[Any], str | None]:
     """The floors checked against the run in ``run_dir`` and its JUnit file written (read
     once); ``(results, usage problem)``, the problem (an unknown metric) to be reported with
-    :func:`fail` once the results are printed."""
+    :func:`fail` once the results are printed. ``doc`` (the command's --json document) gets
+    the results as ``gates``."""
     if not floors and junit is None:
         return [], None
     from toolscore.report.gates import check_floors, read_run
@@ -288,6 +296,8 @@ def run_gates(run_dir: str | Path, floors: list[Any], junit: Path | None
         gates, problem = check_floors(run, floors), None
     except ValueError as e:
         gates, problem = [], str(e)
+    if doc is not None and floors and problem is None:
+        doc["gates"] = [g.to_dict() for g in gates]
     if junit is not None:
         from toolscore.report.junit import run_junit, write_junit
 

@@ -315,12 +315,10 @@ def report(run_dir: Path, seed: int, json_out: bool, html_out: Path | None,
 
             page, doc = write_report(run_dir, html_out, seed=seed, prices=prices)
             err.print(f"wrote {page}", highlight=False, soft_wrap=True)
-        gates, problem = run_gates(run_dir, floors, junit)
+        gates, problem = run_gates(run_dir, floors, junit, doc)
     except USER_ERRORS + (OSError,) as e:  # OSError: --html FILE cannot be written
         _fail(str(e))
         return
-    if floors and problem is None:
-        doc["gates"] = [g.to_dict() for g in gates]
     if json_out:
         emit_json(doc)
     else:

@@ -216,11 +216,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
         cache_expiry(generic.get("cache_expiry"))
         concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
-        floors = check_gate_options(generic["fail_under"], generic["junit"])
-        if generic["shard"] and (floors or generic["junit"]):
-            raise ValueError("--fail-under and --junit with --shard: a shard sees only its part "
-                             "of the run; once every shard has finished, use toolscore report "
-                             "RUN_DIR --fail-under ... --junit FILE")
+        floors = check_gate_options(generic["fail_under"], generic["junit"], generic["shard"])
         check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:
@@ -255,9 +251,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
             check_output_path(generic["html"], "--html")  # this run's files exist now
             doc["html_report"] = str(write_html(run.path, generic["html"]))
     with UserErrors():  # the run directory is complete: the gates read it
-        gates, problem = run_gates(run.path, floors, generic["junit"])
-    if floors and problem is None:
-        doc["gates"] = [g.to_dict() for g in gates]
+        gates, problem = run_gates(run.path, floors, generic["junit"], doc)
     print_run(doc, json_out)
     say_gates(gates, problem)
     exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
