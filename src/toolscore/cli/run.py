@@ -16,15 +16,21 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
+    FAIL_UNDER_HELP,
+    JUNIT_HELP,
     StoppedRuns,
     UserErrors,
+    check_gate_options,
     emit_json,
     err,
     exit_if_incomplete,
+    exit_on_gates,
     fail,
     max_concurrency,
     progress_wanted,
+    run_gates,
     runs_root,
+    say_gates,
     source_name,
     stdout,
     task_options,
@@ -75,6 +81,10 @@ GENERIC = [
     click.Option(["--json", "json_out"], is_flag=True, help="Print one JSON document on stdout."),
     click.Option(["--html"], type=click.Path(path_type=Path), default=None, metavar="FILE",
                  help="Also write the run's HTML report to FILE and print where it is."),
+    click.Option(["--fail-under", "fail_under"], multiple=True, metavar="METRIC=VALUE",
+                 help=FAIL_UNDER_HELP),
+    click.Option(["--junit"], type=click.Path(path_type=Path), default=None, metavar="FILE",
+                 help=JUNIT_HELP),
     click.Option(["--shard"], default=None, metavar="K/N",
                  help="Run only the K-th of N fixed parts of the samples (local models on "
                       "several machines or GPUs); the N shards write one run directory."),
@@ -206,6 +216,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
         cache_expiry(generic.get("cache_expiry"))
         concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
+        floors = check_gate_options(generic["fail_under"], generic["junit"], generic["shard"])
         check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:
@@ -239,9 +250,13 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
         with UserErrors():
             check_output_path(generic["html"], "--html")  # this run's files exist now
             doc["html_report"] = str(write_html(run.path, generic["html"]))
+    with UserErrors():  # the run directory is complete: the gates read it
+        gates, problem = run_gates(run.path, floors, generic["junit"], doc)
     print_run(doc, json_out)
+    say_gates(gates, problem)
     exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
                        f"{run.config.benchmark} --resume {run.path}")
+    exit_on_gates(gates)
 
 
 def cache_expiry(value: str | None) -> float | None:
