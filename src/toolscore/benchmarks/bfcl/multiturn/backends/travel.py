@@ -72,12 +72,14 @@ class TravelAPI(Backend):
                         held[key] = value
                         added.append(key)
 
-    def _share_filler(self, other: TravelAPI) -> None:
+    def _share_filler(self, other: Backend) -> None:
         """Make ``other`` hold this instance's long-context filler cards and bookings (the same
         objects), as two of BFCL's instances in one process do: BFCL adds its module-level
         records themselves, so a balance one instance changes on a filler card changes in
         every instance. BFCL's checker thus sees no difference there between the model's
         instance and the ground truth's; sharing the filler between the two reproduces it."""
+        if not isinstance(other, TravelAPI):
+            return
         for attr, _ in _FILLER:
             mine, theirs = getattr(self, attr), getattr(other, attr)
             for key in set(self._filler_keys.get(attr, ())) & set(other._filler_keys.get(attr, ())):
