@@ -1,13 +1,16 @@
 """BFCL v4 (the Berkeley Function Calling Leaderboard), scored as its evaluator scores it.
 
-A sample is one entry of a single-turn category: the model is sent what BFCL's OpenAI
+A sample is one entry of a category. A single-turn entry: the model is sent what BFCL's OpenAI
 function-calling handler sends (``prompting``), its reply is kept as BFCL keeps it (the calls
 as ``{name: arguments text}``, or the text), decoded as BFCL decodes it (``decode``) and
 judged by toolscore's implementation of BFCL's checker
-(:func:`toolscore.benchmarks.bfcl.checker.check_entry`). The run's figures are BFCL's:
-per-category accuracy and the leaderboard summary (``summary``). A run can be written as
-BFCL's own result files (export format ``bfcl``), and BFCL's result files scored
-(``toolscore score bfcl --predictions DIR``).
+(:func:`toolscore.benchmarks.bfcl.checker.check_entry`). A multi-turn entry is played turn by
+turn on BFCL's stateful backends as the same handler plays it (``episode``) and judged by
+BFCL's multi-turn checker
+(:func:`toolscore.benchmarks.bfcl.multiturn.checker.check_multi_turn`). The run's figures
+are BFCL's: per-category accuracy and the leaderboard summary (``summary``). A run can be
+written as BFCL's own result files (export format ``bfcl``), and BFCL's result files scored
+(``toolscore score bfcl --predictions DIR``), multi-turn ones included.
 """
 
 from __future__ import annotations
@@ -18,14 +21,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Breakdown, Column, IntervalMetric, Sample, option
-from toolscore.benchmarks.bfcl import prompting
-from toolscore.benchmarks.bfcl.categories import SUPPORTED, parse_categories
-from toolscore.benchmarks.bfcl.data import load_category
+from toolscore.benchmarks.bfcl import episode, prompting
+from toolscore.benchmarks.bfcl.categories import MULTI_TURN, SUPPORTED, parse_categories
+from toolscore.benchmarks.bfcl.data import class_documents, load_category
 from toolscore.benchmarks.bfcl.dataset import SOURCE
 from toolscore.benchmarks.bfcl.decode import raw_result, try_decode
-from toolscore.benchmarks.bfcl.oracle import oracle_steps
+from toolscore.benchmarks.bfcl.oracle import multi_turn_steps, oracle_steps
 from toolscore.benchmarks.bfcl.release import RELEASE
 from toolscore.benchmarks.bfcl.summary import FIGURES, aggregate
+from toolscore.benchmarks.bfcl.transcript import multi_turn_view
 from toolscore.data import DataError
 
 Mode = Literal["reference"]
@@ -35,18 +39,20 @@ MODE_LABEL = "reference (BFCL's OpenAI function-calling handler and evaluator)"
 @dataclass
 class BFCLOptions:
     category: list[str] = option(list, "Categories or groups as BFCL names them (repeatable or "
-                                 "comma-separated), e.g. simple_python, live, non_live; "
-                                 "default: every supported category (the single-turn ones).")
+                                 "comma-separated), e.g. simple_python, live, multi_turn; "
+                                 "default: every supported category (single-turn and "
+                                 "multi-turn).")
     mode: Mode = option("reference", "reference: requests, decoding and scoring as BFCL's "
                         "OpenAI function-calling handler and evaluator do them.")
 
 
 class BFCLBenchmark(Benchmark):
-    """BFCL v4 single-turn categories (AST checking, relevance and irrelevance)."""
+    """BFCL v4 single-turn categories (AST checking, relevance and irrelevance) and
+    multi-turn categories (stateful backends, checked turn by turn)."""
 
     name = "bfcl"
-    description = ("BFCL v4: single-turn function calling (AST and relevance categories), "
-                   "scored as bfcl-eval 2026.3.23")
+    description = ("BFCL v4: single-turn function calling (AST and relevance categories) and "
+                   "multi-turn conversations on stateful APIs, scored as bfcl-eval 2026.3.23")
     Options = BFCLOptions
     dataset = "bfcl"
     dataset_source = SOURCE
@@ -94,16 +100,42 @@ class BFCLBenchmark(Benchmark):
         from toolscore.models.scripted.oracle import reference
 
         category, entry = sample.data["category"], sample.data["entry"]
+        if category in MULTI_TURN:
+            return await self._play(sample, model, epoch)
         with reference(oracle_steps(category, entry, sample.data["answer"])):
             reply = await model.generate(prompting.messages(entry),
                                          prompting.tools(entry, category),
                                          prompting.generate_config(epoch))
         return {"category": category, "result": raw_result(reply)}
 
+    def documents(self, entry: dict[str, Any]) -> tuple[list[dict[str, Any]],
+                                                        dict[int, list[dict[str, Any]]]]:
+        """A multi-turn entry's documents (see :func:`prompting.multi_turn_documents`)."""
+        if self.data_dir is None:
+            raise DataError("bfcl: no data folder")
+        data_dir = self.data_dir
+        return prompting.multi_turn_documents(entry, lambda c: class_documents(data_dir, c))
+
+    async def _play(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
+        category, entry = sample.data["category"], sample.data["entry"]
+        documents, held = self.documents(entry)
+        played = await episode.play(entry, documents, held, model,
+                                    prompting.generate_config(epoch),
+                                    multi_turn_steps(entry, sample.data["answer"]))
+        return {"category": category, "result": played.result,
+                "executions": played.executions, "forced_quit": played.forced_quit}
+
     def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
         from toolscore.benchmarks.bfcl.checker import check_entry
 
         category = sample.data["category"]
+        if category in MULTI_TURN:
+            from toolscore.benchmarks.bfcl.multiturn.checker import check_multi_turn
+
+            v = check_multi_turn(category, sample.data["entry"], sample.data["answer"],
+                                 output.get("result"))
+            return {"valid": bool(v.valid), "error_type": v.error_type,
+                    "errors": list(v.errors)}
         decoded, error = try_decode(output.get("result"))
         v = check_entry(category, sample.data["entry"], sample.data["answer"], decoded, error)
         return {"valid": bool(v.valid), "error_type": v.error_type, "errors": list(v.errors)}
@@ -146,9 +178,16 @@ class BFCLBenchmark(Benchmark):
         shown = metrics.get("bfcl") or {}
         if not shown:
             return []
-        return ["BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
-                                             for name in FIGURES if name in shown)
-                + " (multi-turn and agentic are not run: they count 0 in overall, as in BFCL)"]
+        line = "BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
+                                            for name in FIGURES if name in shown)
+        run = [c for c in MULTI_TURN if c in metrics]
+        if len(run) == len(MULTI_TURN):
+            note = "agentic is not run: it counts 0 in overall"
+        elif run:
+            note = "agentic and the multi-turn categories not run count 0 in overall"
+        else:
+            note = "multi-turn and agentic are not run: they count 0 in overall"
+        return [f"{line} ({note}, as in BFCL)"]
 
     @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
@@ -182,6 +221,13 @@ class BFCLBenchmark(Benchmark):
         if sample is not None:
             messages = [m.to_dict() for m in prompting.messages(sample.data["entry"])]
         result = out.get("result")
+        if sample is not None and sample.data["category"] in MULTI_TURN:
+            view = multi_turn_view(sample.data["entry"], self.documents(sample.data["entry"])[1],
+                                   out, episode.added_functions_prompt)
+            view["summary"] = summary
+            if s.get("errors"):
+                view.setdefault("details", {})["errors"] = "\n".join(map(str, s["errors"]))
+            return view
         if isinstance(result, list):
             messages.append({"role": "assistant", "content": None, "tool_calls": [
                 {"id": f"call_{i}", "type": "function",
