@@ -131,8 +131,21 @@ def test_figures_of_scored_result_files_are_bfcls(which: str, tmp_path: Path) ->
             lines.append({"id": entry["id"], "result": variants[scored["variants"][entry["id"]]]})
         (folder / f"BFCL_v4_{category}_result.json").write_text(
             "".join(json.dumps(line) + "\n" for line in lines))
-    doc = score_result_files(BFCLBenchmark(root), folder)
+    doc = score_result_files(BFCLBenchmark(root), folder, tmp_path / "scores")
     metrics = doc["metrics"]
+    # score-file lines as BFCL writes a multi-turn miss: the type inside "error", beside
+    # the message (a list for a forced quit); BFCL's checker details are left out
+    verdicts = bv.load_verdicts("verdicts_multi_turn")
+    for category, scored in summary["categories"].items():
+        header, *missed = bv.read_lines(tmp_path / "scores" / f"BFCL_v4_{category}_score.json")
+        assert header["correct_count"] == scored["correct_count"]
+        for line in missed:
+            verdict = verdicts[category][line["id"]][scored["variants"][line["id"]]]
+            forced = verdict["error_type"] == "multi_turn:force_terminated"
+            assert line == {"id": line["id"], "test_category": category, "valid": False,
+                            "error": {"error_message": verdict["errors"] if forced
+                                      else verdict["errors"][0],
+                                      "error_type": verdict["error_type"]}}
     for category, scored in summary["categories"].items():
         assert metrics[category] == {"accuracy": scored["accuracy"],
                                      "correct": scored["correct_count"],

@@ -218,16 +218,16 @@ class BFCLBenchmark(Benchmark):
         if self._by_id is None:
             self._by_id = {x.id: x for x in self.samples()}
         sample = self._by_id.get(str(record.get("id")))
+        if sample is not None and sample.data["category"] in MULTI_TURN:
+            entry = sample.data["entry"]
+            turns = multi_turn_view(entry, self.documents(entry)[1], out,
+                                    episode.added_functions_prompt)
+            if s.get("errors"):
+                turns["details"]["errors"] = "\n".join(map(str, s["errors"]))
+            return {"summary": summary, **turns}
         if sample is not None:
             messages = [m.to_dict() for m in prompting.messages(sample.data["entry"])]
         result = out.get("result")
-        if sample is not None and sample.data["category"] in MULTI_TURN:
-            view = multi_turn_view(sample.data["entry"], self.documents(sample.data["entry"])[1],
-                                   out, episode.added_functions_prompt)
-            view["summary"] = summary
-            if s.get("errors"):
-                view.setdefault("details", {})["errors"] = "\n".join(map(str, s["errors"]))
-            return view
         if isinstance(result, list):
             messages.append({"role": "assistant", "content": None, "tool_calls": [
                 {"id": f"call_{i}", "type": "function",

@@ -166,8 +166,9 @@ def multi_turn_steps(entry: dict[str, Any], answer: dict[str, Any]
     """Per turn, what the oracle replies: one step with the turn's ground-truth calls (none
     when the turn expects none), then a text that ends the turn."""
     parameters = _parameters(list(entry["involved_classes"]))
-    turns = []
+    turns: list[list[dict[str, Any]]] = []
     for truth in answer["ground_truth"]:
         calls = [_named_call(c, parameters) for c in truth]
-        turns.append([*([{"tool_calls": calls}] if calls else []), {"content": END_OF_TURN}])
+        steps: list[dict[str, Any]] = [{"tool_calls": calls}] if calls else []
+        turns.append([*steps, {"content": END_OF_TURN}])
     return turns
