@@ -145,7 +145,9 @@ def multi_turn_documents(entry: dict[str, Any], documents_of: Callable[[str], li
     """A multi-turn entry's documents as BFCL prepares them when it loads the entry: those of
     its involved classes in order, each function named in ``missed_function`` moved out to the
     turn that adds it, then the language note on the documents left (so a held-out document
-    never gets it). Returns (documents offered from the first turn, turn -> documents added)."""
+    never gets it). The entry's ``excluded_function`` is not read: this release of BFCL
+    offers those functions too. Returns (documents offered from the first turn, turn ->
+    documents added)."""
     functions = [d for name in entry["involved_classes"] for d in documents_of(name)]
     held: dict[int, list[dict[str, Any]]] = {}
     for turn, names in (entry.get("missed_function") or {}).items():
