@@ -87,6 +87,9 @@ def test_a_run_keeps_bfcls_raw_result_turn_by_turn(oracle_run: Path) -> None:
     assert result[0][1] == "Done." and result[2] == ["Done."]
     assert first["output"]["executions"][0][0][0] == '{"current_working_directory": "document"}'
     assert first["output"]["forced_quit"] is False
+    # the run-level reports hold outputs without their turns
+    assert BFCLBenchmark.summary_output(first["output"]) == {
+        "category": "multi_turn_miss_func", "forced_quit": False}
 
 
 def test_export_and_scoring_of_multi_turn_result_files(oracle_run: Path, tmp_path: Path

@@ -156,6 +156,14 @@ class BFCLBenchmark(Benchmark):
 
     # -- report view -------------------------------------------------------------------------
     @classmethod
+    def summary_output(cls, output: Any) -> Any:
+        """A multi-turn output without its turns (the figures read the scores alone); a
+        single-turn output as it is."""
+        if isinstance(output, dict) and "executions" in output:
+            return {k: v for k, v in output.items() if k not in ("result", "executions")}
+        return output
+
+    @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """The categories in BFCL's order, then the summary figures in the leaderboard's."""
         order = [*SUPPORTED, *FIGURES]
