@@ -81,6 +81,13 @@ class BFCLBenchmark(Benchmark):
     def mode_label(self) -> str:
         return MODE_LABEL
 
+    def serving(self) -> Any:
+        """The multi-turn entries' worlds served to an agent (``toolscore mcp serve bfcl``,
+        the free-running protocol; see :mod:`toolscore.benchmarks.bfcl.serving`)."""
+        from toolscore.benchmarks.bfcl.serving import BFCLServing
+
+        return BFCLServing(self)
+
     # -- data --------------------------------------------------------------------------------
     def samples(self) -> list[Sample]:
         if self._samples is None:
@@ -131,7 +138,10 @@ class BFCLBenchmark(Benchmark):
         category = sample.data["category"]
         if category in MULTI_TURN:
             from toolscore.benchmarks.bfcl.multiturn.checker import check_multi_turn
+            from toolscore.benchmarks.bfcl.serving import as_played
 
+            if output.get("protocol") == "free-running":
+                output = as_played(output)
             v = check_multi_turn(category, sample.data["entry"], sample.data["answer"],
                                  output.get("result"))
             return {"valid": bool(v.valid), "error_type": v.error_type,
@@ -227,7 +237,11 @@ class BFCLBenchmark(Benchmark):
             self._by_id = {x.id: x for x in self.samples()}
         sample = self._by_id.get(str(record.get("id")))
         if sample is not None and sample.data["category"] in MULTI_TURN:
+            from toolscore.benchmarks.bfcl.serving import as_played
+
             entry = sample.data["entry"]
+            if out.get("protocol") == "free-running":
+                out = as_played(out)
             turns = multi_turn_view(entry, self.documents(entry)[1], out,
                                     episode.added_functions_prompt)
             if s.get("errors"):
