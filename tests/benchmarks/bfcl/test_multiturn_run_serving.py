@@ -135,3 +135,40 @@ def test_the_tools_over_mcp() -> None:
     # a result BFCL writes as a JSON object reads as BFCL's very text
     assert answer.content[0].text == '{"current_working_directory": "document"}'
     assert [c.tool for c in ep.calls] == ["cd"]
+
+
+def test_the_free_running_protocol_run_end_to_end(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    pytest.importorskip("aiohttp")
+    from serve.scripted_agent import ScriptedAgent, Step
+
+    from toolscore.runs.api import evaluate
+
+    world = _world()
+    turns = _ground_truth_calls(world, "multi_turn_base_1")
+    unasked = ("mkdir", {"dir_name": "unasked"})
+    outcomes = []
+    # the agent answers every entry with multi_turn_base_1's ground truth (the second run
+    # also makes an unasked call in the second turn); only that entry's records are read
+    for extra in ([], [unasked]):
+        def script(session: int, message: int, extra: Any = extra) -> Step:
+            return Step(calls=turns[message - 1] + (extra if message == 2 else []))
+
+        agent = ScriptedAgent(script)
+        with agent.running() as model:
+            done = evaluate("bfcl", model, data=dataset("bfcl"), category=["multi_turn_base"],
+                            protocol="free-running", limit=2,
+                            out=tmp_path / f"run{len(outcomes)}", cache=None, max_concurrency=1)
+        outcomes.append({r["id"]: r for r in done.records})
+    right, wrong_run = outcomes[0]["multi_turn_base_1"], outcomes[1]["multi_turn_base_1"]
+    assert right["status"] == "ok" and right["scores"]["valid"] is True
+    assert right["output"]["final_state"]["match"] is True
+    assert wrong_run["scores"] == {"valid": False,
+                                   "error_type": "multi_turn:instance_state_mismatch",
+                                   "errors": ["Model instance for GorillaFileSystem does not "
+                                              "match the state with ground truth instance."]}
+    config = json.loads((tmp_path / "run0" / "run.json").read_text())
+    assert config["benchmark_config"]["protocol"] == "free-running"
+    with pytest.raises(OptionError, match="multi-turn entries only"):
+        evaluate("bfcl", "oracle", data=dataset("bfcl"), category=["simple_python"],
+                 protocol="free-running", out=tmp_path / "refused", cache=None)

@@ -30,10 +30,16 @@ from toolscore.benchmarks.bfcl.oracle import multi_turn_steps, oracle_steps
 from toolscore.benchmarks.bfcl.release import RELEASE
 from toolscore.benchmarks.bfcl.summary import FIGURES, aggregate
 from toolscore.benchmarks.bfcl.transcript import multi_turn_view
+from toolscore.benchmarks.options import OptionError
 from toolscore.data import DataError
 
 Mode = Literal["reference"]
 MODE_LABEL = "reference (BFCL's OpenAI function-calling handler and evaluator)"
+Protocol = Literal["reference", "free-running"]
+FREE_RUNNING = "free-running"
+FREE_RUNNING_LABEL = ("free-running (an agent's own loop on BFCL's multi-turn worlds served "
+                      "over MCP, judged by BFCL's multi-turn checker; not comparable with "
+                      "BFCL's figures)")
 
 
 @dataclass
@@ -44,6 +50,13 @@ class BFCLOptions:
                                  "multi-turn).")
     mode: Mode = option("reference", "reference: requests, decoding and scoring as BFCL's "
                         "OpenAI function-calling handler and evaluator do them.")
+    protocol: Protocol = option(
+        "reference", "reference: toolscore plays each entry as BFCL's handler does | "
+        "free-running: an agent (--model agent-http:URL) runs its own loop on the multi-turn "
+        "entries' worlds served over MCP (multi-turn categories only; labelled, not "
+        "comparable).",
+        runs_code="serves the tools over MCP to the agent the run names (--model "
+                  "agent-http:URL), which acts on them", runs_code_when="run")
 
 
 class BFCLBenchmark(Benchmark):
@@ -66,20 +79,28 @@ class BFCLBenchmark(Benchmark):
 
     def __init__(self, data_dir: str | Path | None, options: BFCLOptions | None = None) -> None:
         self.options = options or BFCLOptions()
-        self.categories = parse_categories(self.options.category or SUPPORTED)
+        free = self.options.protocol == FREE_RUNNING
+        self.categories = parse_categories(self.options.category
+                                           or (MULTI_TURN if free else SUPPORTED))
+        if free and set(self.categories) - set(MULTI_TURN):
+            raise OptionError("bfcl: the free-running protocol plays multi-turn entries only "
+                              f"(categories {', '.join(MULTI_TURN)})")
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self._samples: list[Sample] | None = None
         self._by_id: dict[str, Sample] | None = None
 
     def config(self) -> dict[str, Any]:
         cfg = prompting.generate_config()
-        return {"data_dir": None if self.data_dir is None else str(self.data_dir),
-                "categories": list(self.categories), "mode": self.options.mode,
-                "sampling": {"temperature": cfg.temperature, "max_tokens": None,
-                             "tool_choice": None, "seed": None}}
+        out = {"data_dir": None if self.data_dir is None else str(self.data_dir),
+               "categories": list(self.categories), "mode": self.options.mode,
+               "sampling": {"temperature": cfg.temperature, "max_tokens": None,
+                            "tool_choice": None, "seed": None}}
+        if self.options.protocol == FREE_RUNNING:
+            out["protocol"] = FREE_RUNNING
+        return out
 
     def mode_label(self) -> str:
-        return MODE_LABEL
+        return FREE_RUNNING_LABEL if self.options.protocol == FREE_RUNNING else MODE_LABEL
 
     def serving(self) -> Any:
         """The multi-turn entries' worlds served to an agent (``toolscore mcp serve bfcl``,
@@ -107,6 +128,10 @@ class BFCLBenchmark(Benchmark):
         from toolscore.models.scripted.oracle import reference
 
         category, entry = sample.data["category"], sample.data["entry"]
+        if self.options.protocol == FREE_RUNNING:
+            from toolscore.benchmarks.serve.freerun import play
+
+            return dict(await play(self, sample, model, epoch))
         if category in MULTI_TURN:
             return await self._play(sample, model, epoch)
         with reference(oracle_steps(category, entry, sample.data["answer"])):
