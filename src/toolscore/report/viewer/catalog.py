@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 from toolscore.records.store import RUN_FILE, SCORES_FILE, RunStore
 from toolscore.report.intervals import compute
-from toolscore.report.viewer.runs import Tail, expected_records, find_runs, held_locks, status_of
 from toolscore.report.view import RunView, run_view
+from toolscore.report.viewer.runs import Tail, expected_records, find_runs, held_locks, status_of
 
 RESCAN = 2.0  # seconds between two searches of the folder for new runs
 

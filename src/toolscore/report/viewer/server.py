@@ -18,8 +18,6 @@ points here).
 from __future__ import annotations
 
 import errno
-import html
-import json
 import secrets
 import socket
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +25,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from toolscore.report.html.samples import dumps
+from toolscore.report.html.samples import dumps, esc
 from toolscore.report.html.template import CSS
 from toolscore.report.viewer.catalog import Catalog
 
@@ -56,9 +54,9 @@ def _shell(title: str, body: str, kind: str) -> bytes:
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="icon" href="data:,">'
-        f"<title>{html.escape(title)}</title><style>{CSS}{VIEW_CSS}</style></head>"
+        f"<title>{esc(title)}</title><style>{CSS}{VIEW_CSS}</style></head>"
         f'<body class="viewer" data-page="{kind}">\n{body}\n'
-        f'<script nonce="{nonce}">{JS}</script>\n</body></html>\n').encode("utf-8")
+        f'<script nonce="{nonce}">{JS}</script>\n</body></html>\n').encode()
 
 
 LIST_BODY = """<h1>toolscore runs</h1>
