@@ -33,6 +33,13 @@ def _signature(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
+@dataclass(frozen=True)
+class Locks:
+    """The files locked on this machine at one moment (None: not known here)."""
+
+    held: set[tuple[int, int, int]] | None
+
+
 @dataclass
 class Entry:
     """One run directory as the viewer knows it."""
@@ -113,13 +120,15 @@ class Catalog:
                                                     "kind": specs[0].kind, "value": value}
         return entry.headline or None
 
-    def summary(self, entry: Entry, locks: set[tuple[int, int, int]] | None = None
-                ) -> dict[str, Any]:
-        """The run's row in the list (and the live state of its page)."""
+    def summary(self, entry: Entry, locks: Locks | None = None) -> dict[str, Any]:
+        """The run's row in the list (and the live state of its page); ``locks``: the
+        :func:`held_locks` of the moment, when the caller has them."""
+        if locks is None:
+            locks = Locks(held_locks())
         with entry.lock:
             self._refresh(entry)
             tail, config = entry.tail, entry.config or {}
-            status = status_of(entry.path, tail, locks)
+            status = status_of(entry.path, tail, locks.held)
             done = sum(1 for r in tail.latest.values() if r["status"] == "ok")
             errors = len(tail.latest) - done
             total = expected_records(config) if config else None
@@ -140,7 +149,7 @@ class Catalog:
 
     def runs(self) -> list[dict[str, Any]]:
         self.scan()
-        locks = held_locks()
+        locks = Locks(held_locks())
         return [self.summary(e, locks) for e in list(self.entries.values())]
 
     def page(self, entry: Entry) -> bytes:
