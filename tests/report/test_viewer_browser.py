@@ -1,6 +1,7 @@
 """``toolscore view`` in headless Chromium (the HTML report's DevTools client): the list of runs
 loads, filters and sorts; a run opens with its report, whose headline table is there and whose
-records are fetched from the server when opened; a run that grows is reloaded. Skipped when
+records are fetched from the server when opened; a run that grows is reloaded, unless the
+reader opened something in it, who is then offered the new records. Skipped when
 Chromium is not installed (``make test`` installs it)."""
 
 from __future__ import annotations
@@ -103,4 +104,14 @@ def test_a_growing_run_is_reloaded(browser: Browser, server: ViewerServer) -> No
     RunStore(Path(str(server.catalog.root)) / "growing").append(list(source.records())[1])
     browser.wait(f"document.body.dataset.records === '2' && {FRAME}.body && "
                  f"{FRAME}.body.dataset.ready === '1' && {samples} === 2", timeout=20)
+    # a reader who opened a record is not interrupted: a button offers the new records
+    browser.js(f"{FRAME}.querySelector('details.sample').open = true")
+    browser.wait(LOADED.replace("document", FRAME))
+    RunStore(Path(str(server.catalog.root)) / "growing").append(list(source.records())[2])
+    browser.wait("document.body.dataset.records === '3' && "
+                 "!document.getElementById('newer').hidden", timeout=20)
+    assert browser.js(samples) == 2
+    browser.js("document.getElementById('newer').click()")
+    browser.wait(f"{FRAME}.body && {FRAME}.body.dataset.ready === '1' && {samples} === 3",
+                 timeout=20)
     assert browser.errors() == []

@@ -130,33 +130,59 @@
   }
 
   // -- one run: its live state above its report ------------------------------------------
+  // The report is loaded again when the run changed: at once while the reader has not
+  // touched it, otherwise on the reader's click (a reload would close what they opened);
+  // never sooner than three times its last load took after it (a page of 10,000 records
+  // takes seconds to build, and the run being followed needs the machine too).
   function runPage() {
     var id = new URLSearchParams(location.search).get("id") || "";
     var frame = document.getElementById("report");
     var stateBox = document.getElementById("state");
     var live = document.getElementById("live");
+    var newer = document.getElementById("newer");
     var shown = null; // the run's signature when its page was last loaded
+    var latest = null; // its signature now
     var loading = false;
+    var started = 0;
+    var ready = 0; // when the page may be loaded again
     document.getElementById("title").textContent = id;
     document.title = "toolscore · " + id;
 
-    function reload(sig) {
-      shown = sig;
+    function reload() {
+      shown = latest;
       loading = true;
-      frame.src = "/report?id=" + encodeURIComponent(id) + "&v=" + Date.now();
+      started = Date.now();
+      newer.hidden = true;
+      frame.src = "/report?id=" + encodeURIComponent(id) + "&v=" + started;
     }
     frame.addEventListener("load", function () {
       loading = false;
+      ready = Date.now() + Math.max(POLL_RUN, 3 * (Date.now() - started));
       document.body.dataset.ready = "1";
     });
+    function touched() {
+      var doc = frame.contentDocument;
+      if (!doc || !doc.body) { return false; }
+      var page = doc.getElementById("f-prev");
+      return doc.querySelector("details[open]") !== null ||
+        (page !== null && !page.disabled) ||
+        Array.prototype.some.call(doc.querySelectorAll("#filters select, #filters input"),
+          function (e) { return e.type === "checkbox" ? e.checked : e.value !== ""; });
+    }
+    newer.addEventListener("click", reload);
     function poll() {
       getJSON("/api/state?id=" + encodeURIComponent(id)).then(function (s) {
-        var sig = JSON.stringify(s.changed);
+        latest = JSON.stringify(s.changed);
         stateBox.textContent = s.status + " · samples " + samples(s) + " · " + s.records +
           " records" + (figure(s.headline) ? " · " + figure(s.headline) : "");
         document.body.dataset.status = s.status;
         document.body.dataset.records = String(s.records);
-        if (shown === null || (sig !== shown && live.checked && !loading)) { reload(sig); }
+        if (shown === null) { reload(); return; }
+        var changed = latest !== shown;
+        newer.hidden = !changed || loading;
+        if (changed && live.checked && !loading && Date.now() >= ready && !touched()) {
+          reload();
+        }
       }).catch(function (e) { stateBox.textContent = String(e); });
     }
     poll();
