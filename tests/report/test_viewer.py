@@ -170,7 +170,7 @@ def test_a_partial_line_waits_for_its_end(tmp_path: Path) -> None:
     with open(path, "ab") as fh:
         fh.write(b'atus": "error"}\n')
     assert tail.update() and tail.records == 2
-    assert tail.latest[("b", 0)]["status"] == "error"
+    assert tail.latest[("b", 0)][0] == "error" and tail.ok() == 1
     assert tail.record(1) == {"id": "b", "status": "error"}
 
 

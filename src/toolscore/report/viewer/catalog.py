@@ -110,7 +110,7 @@ class Catalog:
     def _headline(self, entry: Entry) -> dict[str, Any] | None:
         """The run's first headline metric over its latest finished records."""
         if entry.headline is None and entry.view is not None:
-            ok = [r for r in entry.tail.latest.values() if r["status"] == "ok"]
+            ok = entry.tail.scored()
             try:
                 specs = entry.view.interval_metrics(ok)
                 value = compute(ok, specs[0]) if specs and ok else None
@@ -129,7 +129,7 @@ class Catalog:
             self._refresh(entry)
             tail, config = entry.tail, entry.config or {}
             status = status_of(entry.path, tail, locks.held)
-            done = sum(1 for r in tail.latest.values() if r["status"] == "ok")
+            done = tail.ok()
             errors = len(tail.latest) - done
             total = expected_records(config) if config else None
             if status == "finished" and (total is None or total < len(tail.latest)):

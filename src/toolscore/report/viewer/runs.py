@@ -31,11 +31,15 @@ Key = tuple[str, int]
 READ = 1 << 20  # bytes read at a time from the end of samples.jsonl
 
 
-def _scalars(scores: Any) -> dict[str, Any]:
+Latest = tuple[str, Any, tuple[str, ...], tuple[Any, ...]]  # status, split, score names, values
+
+
+def _scalars(scores: Any) -> tuple[tuple[str, ...], tuple[Any, ...]]:
     if not isinstance(scores, dict):
-        return {}
-    return {str(k): v for k, v in scores.items()
-            if isinstance(v, (bool, int, float, str)) or v is None}
+        return (), ()
+    kept = [(str(k), v) for k, v in scores.items()
+            if isinstance(v, (bool, int, float)) or v is None]
+    return tuple(k for k, _ in kept), tuple(v for _, v in kept)
 
 
 @dataclass
@@ -48,7 +52,10 @@ class Tail:
     mtime_ns: int = -1
     offset: int = 0  # end of the last complete line read
     starts: array = field(default_factory=lambda: array("q"))  # type: ignore[type-arg]
-    latest: dict[Key, dict[str, Any]] = field(default_factory=dict)
+    # per key: (status, split, score names, score values); the names of records of one
+    # benchmark are one shared tuple, so 10,000 records hold little more than their numbers
+    latest: dict[Key, Latest] = field(default_factory=dict)
+    names: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
     lines: int = 0  # complete lines read (the line number of the last one)
 
     @property
@@ -58,7 +65,18 @@ class Tail:
     def reset(self) -> None:
         self.ident, self.size, self.mtime_ns, self.offset, self.lines = None, -1, -1, 0, 0
         self.starts = array("q")
-        self.latest = {}
+        self.latest, self.names = {}, {}
+
+    def ok(self) -> int:
+        """How many (sample, epoch) have a finished (not errored) latest record."""
+        return sum(1 for r in self.latest.values() if r[0] == "ok")
+
+    def scored(self) -> list[dict[str, Any]]:
+        """The latest finished record of each key, as the report's statistics read records
+        (id, epoch, status, split, scalar scores), made when asked."""
+        return [{"id": k[0], "epoch": k[1], "status": r[0], "meta": {"split": r[1]},
+                 "scores": dict(zip(r[2], r[3], strict=True))}
+                for k, r in self.latest.items() if r[0] == "ok"]
 
     def update(self) -> bool:
         """Read what was appended since the last call; True if the file changed."""
@@ -99,10 +117,11 @@ class Tail:
             except (ValueError, KeyError, TypeError):
                 continue  # the report names a bad line; the list just does not count it
             self.starts.append(start)
-            self.latest[key] = {"id": key[0], "epoch": key[1], "status": doc.get("status", "ok"),
-                                "meta": {"split": (doc.get("meta") or {}).get("split")}
-                                if isinstance(doc.get("meta"), dict) else {},
-                                "scores": _scalars(doc.get("scores"))}
+            names, values = _scalars(doc.get("scores"))
+            meta = doc.get("meta")
+            self.latest[key] = (str(doc.get("status", "ok")),
+                                meta.get("split") if isinstance(meta, dict) else None,
+                                self.names.setdefault(names, names), values)
         self.offset += pos
 
     def record(self, idx: int) -> dict[str, Any]:
