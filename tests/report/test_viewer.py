@@ -227,3 +227,39 @@ def test_command_prints_the_address_and_stops_on_ctrl_c(runs: Path) -> None:
             proc.wait()
     assert proc.returncode == 0, err
     assert out == "toolscore view: stopped\n" and err == ""
+
+
+def test_a_run_that_cannot_be_read_is_a_row_saying_so(serve: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "run.json").write_text("{not json", encoding="utf-8")
+    row = get_json(serve(tmp_path), "/api/runs")["runs"][0]
+    assert row["id"] == "bad" and "invalid JSON" in row["error"]
+    assert (row["status"], row["records"], row["headline"]) == ("stopped", 0, None)
+
+
+def test_the_list_answers_while_a_page_is_built(serve: Any, runs: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolscore.report.html.page as page
+
+    release, entered = threading.Event(), threading.Event()
+    build = page.build_page
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        assert release.wait(60)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(page, "build_page", slow)
+    server = serve()
+    got: list[int] = []
+    reader = threading.Thread(target=lambda: got.append(get(server, "/report?id=demo-three")[0]))
+    reader.start()
+    try:
+        assert entered.wait(60)
+        assert get_json(server, "/api/state?id=demo-three")["records"] == 3
+        assert len(get_json(server, "/api/runs")["runs"]) == 2
+    finally:
+        release.set()
+        reader.join(60)
+    assert got == [200]

@@ -48,6 +48,7 @@ class Entry:
     path: Path
     tail: Tail
     lock: threading.Lock = field(default_factory=threading.Lock)
+    building: threading.Lock = field(default_factory=threading.Lock)
     config_sig: tuple[int, int] | None = None
     config: dict[str, Any] | None = None
     view: RunView | None = None
@@ -158,15 +159,18 @@ class Catalog:
         changed."""
         from toolscore.report.html.page import build_page
 
-        with entry.lock:
-            self._refresh(entry)
-            sig = entry.signature()
-            if entry.page is not None and entry.page[0] == sig:
-                return entry.page[1]
+        # built under its own lock: the list and the run's state keep answering meanwhile
+        with entry.building:
+            with entry.lock:
+                self._refresh(entry)
+                sig = entry.signature()
+                if entry.page is not None and entry.page[0] == sig:
+                    return entry.page[1]
             url = f"/api/record?id={quote(entry.name, safe='')}&n="
             _, parts = build_page(entry.path, record_url=url)
             data = "".join(parts).encode("utf-8")
-            entry.page = (sig, data)
+            with entry.lock:
+                entry.page = (sig, data)
             return data
 
     def record(self, entry: Entry, idx: int) -> dict[str, Any]:
