@@ -1,8 +1,8 @@
 """Time to first render and memory of ``toolscore view`` on a run of 10,000 records.
 
 The run is synthetic but written as a run writes one: the demo benchmark's oracle run, its
-records appended again and again with the project's RunStore (one epoch per pass over the
-samples) up to ``--records``, then scored with the benchmark's own aggregate (kept under the
+records appended again and again with the project's RunStore under new sample ids (``--records``
+/ 5 samples, 5 epochs each), then scored with the benchmark's own aggregate (kept under the
 temporary folder for the next time; ``--run DIR`` measures an existing run instead, e.g. the
 ToolTalk run perf/report.py builds). Then ``toolscore view`` runs as a subprocess on the run's
 folder and this prints:
@@ -47,13 +47,16 @@ def child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path}
 
 
+EPOCHS = 5  # a run of n records: n / 5 samples (copies of the demo's), 5 epochs each
+
+
 def build_run(n: int) -> Path:
     """``n`` records of the demo benchmark under the temp folder (built once)."""
     from toolscore.report.view import run_view
     from toolscore.runs.api import evaluate
 
     base = Path(tempfile.gettempdir()) / "toolscore-perf-viewer"
-    out = base / "runs" / f"demo-{n}"
+    out = base / "runs" / f"demo-{n}-x{EPOCHS}"
     if (out / "scores.json").is_file():
         return out
     print(f"building a run of {n} records in {out}...", flush=True)
@@ -65,10 +68,13 @@ def build_run(n: int) -> Path:
     records = list(source.records())
     store = RunStore(out)
     config = source.read_config()
-    store.write_config({**config, "epochs": -(-n // len(records))})
+    store.write_config({**config, "epochs": EPOCHS})
+    per_epoch = -(-n // EPOCHS)
     for i in range(n):
-        record = dict(records[i % len(records)])
-        record["epoch"] = i // len(records)
+        epoch, j = divmod(i, per_epoch)
+        record = dict(records[j % len(records)])
+        record["id"] = f"{record['id']}-{j // len(records):04d}"
+        record["epoch"] = epoch
         store.append(record)
     view = run_view(store.read_config())
     store.write_scores(view.bench.aggregate(list(store.latest(view.cls.summary_output)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -49,8 +50,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def serve(runs: Path) -> Iterator[Any]:
     servers: list[ViewerServer] = []
 
-    def start(root: Path = runs) -> ViewerServer:
-        server = make_server(str(root), port=0)
+    def start(root: Path = runs, apart: bool = False) -> ViewerServer:
+        server = make_server(str(root), port=0, apart=apart)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return server
@@ -118,6 +119,20 @@ def test_report_page_fetches_its_records(serve: Any, runs: Path) -> None:
         assert record == json.loads(json.dumps(static[head["idx"]]))
     # the static page is as it was: its records in compressed blocks, no fetching
     assert "connect-src" not in render_html(runs / "demo-three")
+
+
+def _without_nonce(page: bytes) -> bytes:
+    return re.sub(rb'nonce(?:-|=")[A-Za-z0-9_-]{22}', b"nonce", page)
+
+
+def test_a_page_built_in_a_child_process_is_the_same(serve: Any, runs: Path) -> None:
+    here, apart = serve(), serve(apart=True)
+    for name in ("demo-three", "sweep%2Fdemo-oracle"):
+        code, page = get(apart, f"/report?id={name}")
+        assert code == 200
+        assert _without_nonce(page) == _without_nonce(get(here, f"/report?id={name}")[1])
+    code, body = get(apart, "/report?id=sweep%2Fdemo-oracle")
+    assert code == 200 and body == page  # kept until the run changes
 
 
 def _copy(source: Path, target: Path, n: int) -> tuple[RunStore, list[dict[str, Any]]]:

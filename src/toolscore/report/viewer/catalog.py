@@ -20,6 +20,7 @@ from urllib.parse import quote
 from toolscore.records.store import RUN_FILE, SCORES_FILE, RunStore
 from toolscore.report.intervals import compute
 from toolscore.report.view import RunView, run_view
+from toolscore.report.viewer.apart import build_apart
 from toolscore.report.viewer.runs import Tail, expected_records, find_runs, held_locks, status_of
 
 RESCAN = 2.0  # seconds between two searches of the folder for new runs
@@ -63,10 +64,11 @@ class Entry:
 
 
 class Catalog:
-    """The runs under ``root``."""
+    """The runs under ``root``; with ``apart``, pages are built by :func:`build_apart`."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, *, apart: bool = False) -> None:
         self.root = Path(root)
+        self.apart = apart  # report pages built in a child process (see build_apart)
         self.entries: dict[str, Entry] = {}
         self._scanned = 0.0
         self._lock = threading.Lock()
@@ -167,8 +169,8 @@ class Catalog:
                 if entry.page is not None and entry.page[0] == sig:
                     return entry.page[1]
             url = f"/api/record?id={quote(entry.name, safe='')}&n="
-            _, parts = build_page(entry.path, record_url=url)
-            data = "".join(parts).encode("utf-8")
+            data = (build_apart(entry.path, url) if self.apart else
+                    "".join(build_page(entry.path, record_url=url)[1]).encode("utf-8"))
             with entry.lock:
                 entry.page = (sig, data)
             return data

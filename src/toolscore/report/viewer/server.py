@@ -170,14 +170,16 @@ class ViewerServer(ThreadingHTTPServer):
 
 
 def make_server(root: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
-                allow_remote: bool = False) -> ViewerServer:
+                allow_remote: bool = False, apart: bool = True) -> ViewerServer:
     """A server for the runs under ``root`` on ``host``: ``port``, or a free port when that
-    one is taken (0: a free port). A host other than the loopback needs ``allow_remote``."""
+    one is taken (0: a free port). A host other than the loopback needs ``allow_remote``.
+    ``apart``: report pages built in child processes (:mod:`.apart`), so that the server
+    keeps none of a large run's peak memory."""
     if host not in LOOPBACK and not allow_remote:
         raise ValueError(f"--host {host!r}: the viewer serves run transcripts; it listens on "
                          "127.0.0.1 or localhost unless --allow-remote is given")
     address = "127.0.0.1" if host == "localhost" else host
-    catalog = Catalog(root)
+    catalog = Catalog(root, apart=apart)
     check = host in LOOPBACK
     try:
         return ViewerServer((address, port), catalog, check_host=check)
