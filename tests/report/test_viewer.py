@@ -226,7 +226,8 @@ def test_command_prints_the_address_and_stops_on_ctrl_c(runs: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get(
         "PYTHONPATH", "")]), "TOOLSCORE_OUT": str(runs)}
     proc = subprocess.Popen([sys.executable, "-m", "toolscore.cli", "view", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -234,7 +235,9 @@ def test_command_prints_the_address_and_stops_on_ctrl_c(runs: Path) -> None:
         url = first.split()[2]
         with urllib.request.urlopen(url + "api/runs", timeout=60) as resp:
             assert len(json.load(resp)["runs"]) == 2
-        proc.send_signal(signal.SIGINT)
+        with urllib.request.urlopen(url + "report?id=demo-three", timeout=60) as resp:
+            assert b"toolscore report: demo" in resp.read()  # built by a child process
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole process group
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
