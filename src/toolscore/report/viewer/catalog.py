@@ -20,7 +20,6 @@ from urllib.parse import quote
 from toolscore.records.store import RUN_FILE, SCORES_FILE, RunStore
 from toolscore.report.intervals import compute
 from toolscore.report.view import RunView, run_view
-from toolscore.report.viewer.apart import build_apart
 from toolscore.report.viewer.runs import Tail, expected_records, find_runs, held_locks, status_of
 
 RESCAN = 2.0  # seconds between two searches of the folder for new runs
@@ -160,6 +159,7 @@ class Catalog:
         records fetched one at a time from :meth:`record`; built again only once the run
         changed."""
         from toolscore.report.html.page import build_page
+        from toolscore.report.viewer.apart import build_apart
 
         # built under its own lock: the list and the run's state keep answering meanwhile
         with entry.building:
