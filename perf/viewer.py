@@ -13,8 +13,9 @@ folder and this prints:
   (the ``report-ready`` mark inside the page, and the wall time seen from here), the first
   time (page built on request) and again (page kept), and to open one record (fetched from
   the server);
-- the size of the run's report page (no record bodies in it), and the time to build it in
-  this process next to the static page's (``toolscore report --html``);
+- the size of the run's report page (no record bodies in it); the time and peak memory of the
+  child process that builds it, and the time to build it in this process next to the static
+  page's (``toolscore report --html``);
 - the time of a state poll with nothing new and after one record was appended (read alone).
 
     .venv/bin/python perf/viewer.py [--records 10000] [--run DIR] [--repeat 3] [--no-browser]
@@ -177,7 +178,15 @@ def main() -> None:
         took, page = fetch(f"{base}report?id={quoted}")
         memory.append(("report page served", rss(proc.pid)))
         print(f"report page: {len(page) / 1e6:.2f} MB (no record bodies), served in "
-              f"{took:.3f} s")
+              f"{took:.3f} s" + (" (built for this request)" if args.no_browser else ""))
+        child = subprocess.Popen([sys.executable, "-m", "toolscore.report.viewer.apart",
+                                  str(run), "/api/record?n="], env=child_env(),
+                                 stdout=subprocess.DEVNULL)
+        started = time.perf_counter()
+        _, _, usage = os.wait4(child.pid, 0)
+        print(f"  the child process that builds it (as the server starts it): "
+              f"{time.perf_counter() - started:.2f} s, peak RSS {usage.ru_maxrss / 1024:.0f} MB"
+              " (given back when it exits)")
         from toolscore.report.html.page import build_page
 
         started = time.perf_counter()
