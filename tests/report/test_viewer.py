@@ -256,6 +256,19 @@ def test_a_run_that_cannot_be_read_is_a_row_saying_so(serve: Any, tmp_path: Path
     assert (row["status"], row["records"], row["headline"]) == ("stopped", 0, None)
 
 
+def test_a_run_whose_records_cannot_be_read_says_why(serve: Any, runs: Path,
+                                                      tmp_path: Path) -> None:
+    store, _ = _copy(runs / "demo-three", tmp_path / "bad", 1)
+    with open(store.samples_path, "a", encoding="utf-8") as fh:
+        fh.write("not json\n")
+    server = serve(tmp_path, apart=True)
+    assert get_json(server, "/api/runs")["runs"][0]["records"] == 1  # the list still lists it
+    code, body = get(server, "/report?id=bad")
+    assert code == 500
+    assert body.decode().startswith("bad: the report cannot be built: RunStoreError: ")
+    assert "line 2: invalid JSON" in body.decode()
+
+
 def test_the_list_answers_while_a_page_is_built(serve: Any, runs: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     import toolscore.report.html.page as page

@@ -127,7 +127,12 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(200, _shell(f"toolscore · {entry.name}", RUN_BODY, "run"),
                                   "text/html; charset=utf-8")
             if route == "/report":
-                return self._send(200, catalog.page(entry), "text/html; charset=utf-8")
+                try:
+                    page = catalog.page(entry)
+                except Exception as e:  # shown in the run's frame as one line of text
+                    return self._send(500, f"{entry.name}: the report cannot be built: "
+                                      f"{e}\n".encode(), "text/plain; charset=utf-8")
+                return self._send(200, page, "text/html; charset=utf-8")
             if route == "/api/state":
                 return self._json(catalog.summary(entry))
             n = query.get("n", "")
