@@ -83,6 +83,7 @@ def test_list_filters_and_opens_a_run(browser: Browser, server: ViewerServer) ->
     browser.wait_for("Page.loadEventFired")
     browser.wait(f"{FRAME} && {FRAME}.body && {FRAME}.body.dataset.ready === '1'")
     assert browser.js("document.getElementById('title').textContent") == "a/demo-oracle"
+    assert browser.js("document.getElementById('busy').hidden") is True  # read: no longer said
     assert browser.js(f"{FRAME}.querySelector('h1').textContent").startswith(
         "toolscore report: demo")
     assert "Benchmark metrics" in browser.js(f"{FRAME}.body.innerText")

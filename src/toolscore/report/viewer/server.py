@@ -79,7 +79,8 @@ LIST_BODY = """<h1>toolscore runs</h1>
 RUN_BODY = """<div id="bar"><a href="/">all runs</a><b id="title"></b>
 <span id="state" class="muted"></span>
 <label><input type="checkbox" id="live" checked> follow new records</label>
-<button type="button" id="newer" hidden>show the new records</button></div>
+<button type="button" id="newer" hidden>show the new records</button>
+<span id="busy" class="muted" hidden>reading the run…</span></div>
 <iframe id="report" title="report"></iframe>"""
 
 

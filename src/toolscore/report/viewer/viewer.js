@@ -140,6 +140,7 @@
     var stateBox = document.getElementById("state");
     var live = document.getElementById("live");
     var newer = document.getElementById("newer");
+    var busy = document.getElementById("busy");
     var shown = null; // the run's signature when its page was last loaded
     var latest = null; // its signature now
     var loading = false;
@@ -153,10 +154,12 @@
       loading = true;
       started = Date.now();
       newer.hidden = true;
+      busy.hidden = false;
       frame.src = "/report?id=" + encodeURIComponent(id) + "&v=" + started;
     }
     frame.addEventListener("load", function () {
       loading = false;
+      busy.hidden = true;
       ready = Date.now() + Math.max(POLL_RUN, 3 * (Date.now() - started));
       document.body.dataset.ready = "1";
     });
