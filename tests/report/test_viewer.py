@@ -176,6 +176,18 @@ def test_a_growing_run_is_followed(serve: Any, runs: Path, tmp_path: Path,
     assert code == 404
 
 
+def test_only_the_pages_used_last_are_kept(serve: Any, runs: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolscore.report.viewer.catalog as catalog
+
+    monkeypatch.setattr(catalog, "PAGES", 1)
+    server = serve()
+    assert get(server, "/report?id=demo-three")[0] == 200
+    assert get(server, "/report?id=sweep%2Fdemo-oracle")[0] == 200
+    kept = {name for name, e in server.catalog.entries.items() if e.page is not None}
+    assert kept == {"sweep/demo-oracle"}
+
+
 def test_a_partial_line_waits_for_its_end(tmp_path: Path) -> None:
     path = tmp_path / "samples.jsonl"
     path.write_bytes(b'{"id": "a", "status": "ok"}\n{"id": "b", "st')

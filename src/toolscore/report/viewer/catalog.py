@@ -9,6 +9,7 @@ outside them. Everything here is safe to call from the server's threads.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -23,6 +24,7 @@ from toolscore.report.view import RunView, run_view
 from toolscore.report.viewer.runs import Tail, expected_records, find_runs, held_locks, status_of
 
 RESCAN = 2.0  # seconds between two searches of the folder for new runs
+PAGES = 8  # report pages kept built
 
 
 def _signature(path: Path) -> tuple[int, int] | None:
@@ -55,6 +57,7 @@ class Entry:
     error: str | None = None
     headline: dict[str, Any] | None = None
     page: tuple[Any, bytes] | None = None  # (the run's signature when built, the page)
+    used: float = 0.0  # when the page was last served
 
     def signature(self) -> tuple[Any, ...]:
         """What changes when the run does: its three files' sizes and times."""
@@ -116,6 +119,7 @@ class Catalog:
             try:
                 specs = entry.view.interval_metrics(ok)
                 value = compute(ok, specs[0]) if specs and ok else None
+                value = value if value is None or math.isfinite(value) else None
             except Exception:  # a third-party hook: the row shows no figure
                 specs, value = [], None
             entry.headline = {} if not specs else {"label": specs[0].label,
@@ -167,13 +171,25 @@ class Catalog:
                 self._refresh(entry)
                 sig = entry.signature()
                 if entry.page is not None and entry.page[0] == sig:
+                    entry.used = time.monotonic()
                     return entry.page[1]
             url = f"/api/record?id={quote(entry.name, safe='')}&n="
             data = (build_apart(entry.path, url) if self.apart else
                     "".join(build_page(entry.path, record_url=url)[1]).encode("utf-8"))
             with entry.lock:
                 entry.page = (sig, data)
+            entry.used = time.monotonic()
+            self._forget_pages()
             return data
+
+    def _forget_pages(self) -> None:
+        """Keep the :data:`PAGES` pages used last (a page of 10,000 records is 2 MB)."""
+        with self._lock:
+            kept = sorted((e for e in self.entries.values() if e.page is not None),
+                          key=lambda e: e.used, reverse=True)
+        for entry in kept[PAGES:]:
+            with entry.lock:
+                entry.page = None
 
     def record(self, entry: Entry, idx: int) -> dict[str, Any]:
         """Record ``idx`` as the report page shows it when opened (IndexError: none such)."""
