@@ -134,7 +134,7 @@ class Catalog:
         with entry.lock:
             self._refresh(entry)
             tail, config = entry.tail, entry.config or {}
-            status = status_of(entry.path, tail, locks.held)
+            status = status_of(entry.path, locks.held)
             done = tail.ok()
             errors = len(tail.latest) - done
             total = expected_records(config) if config else None

@@ -185,7 +185,7 @@ def is_running(run_dir: Path, locks: set[tuple[int, int, int]] | None) -> bool:
     return True
 
 
-def status_of(run_dir: Path, tail: Tail, locks: set[tuple[int, int, int]] | None) -> str:
+def status_of(run_dir: Path, locks: set[tuple[int, int, int]] | None) -> str:
     if is_running(run_dir, locks):
         return "running"
     scores = _mtime(run_dir / SCORES_FILE)
