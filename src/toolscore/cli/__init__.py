@@ -60,7 +60,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
             "Run a benchmark with a model and write a run directory."),
     "schema": ("toolscore.cli.listing:schema_command",
                "Print the JSON Schema of a run directory's files (run.json, samples.jsonl)."),
-    "score": ("toolscore.cli.run:score_command",
+    "score": ("toolscore.cli.score:score_command",
               "Recompute scores from stored outputs (no model calls): a run directory, or "
               "with --predictions, another tool's output files scored by benchmark TARGET."),
     "sweep": ("toolscore.cli.sweep:sweep_group",

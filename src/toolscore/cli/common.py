@@ -321,3 +321,19 @@ def say_gates(gates: list[Any], problem: str | None = None) -> None:
 def exit_on_gates(gates: list[Any]) -> None:
     if any(not g.passed for g in gates):
         raise SystemExit(EXIT_GATE)
+
+
+def print_run(doc: dict[str, Any], json_out: bool) -> None:
+    """A run's document (``run``, ``score``): one JSON document, or the summary tables."""
+    if json_out:
+        emit_json(doc)
+        return
+    from toolscore.report.tables import print_run_summary
+
+    console = stdout()
+    print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"),
+                      run_dir=doc.get("run_dir"))
+    if doc.get("run_dir"):
+        console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
+    if doc.get("html_report"):
+        console.print(f"HTML report: {doc['html_report']}", highlight=False, soft_wrap=True)
