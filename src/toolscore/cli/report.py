@@ -277,7 +277,7 @@ def _intervals_table(intervals: dict[str, Any]) -> Table:
 
 
 def _usage_table(doc: dict[str, Any]) -> Table:
-    """Tokens (and cost, with --prices) per model role."""
+    """Tokens and cost per model role."""
     from toolscore.report.usage import format_cost
 
     costs = (doc.get("cost") or {}).get("by_role")
@@ -300,30 +300,19 @@ def _usage_table(doc: dict[str, Any]) -> Table:
         ]
         if costs is not None:
             c = costs.get(role) or {}
+            partial = " (partial)" if c.get("partial") else ""
             row += [
-                format_cost(c.get("cost")) if c.get("priced") else "unpriced",
-                format_cost(c.get("cost_per_run")),
+                format_cost(c.get("cost")) + partial if c.get("priced") else "unpriced",
+                format_cost(c.get("cost_per_run")) + partial if c.get("priced") else "-",
             ]
         table.add_row(*row)
     return table
 
 
 def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
-    from toolscore.report.usage import format_cost
+    from toolscore.report.usage import cost_lines
 
-    if cost is None:
-        return []
-    lines = [
-        f"cost total {format_cost(cost['total'])} · per run (epoch) "
-        f"{format_cost(cost['total_per_run'])} (all tokens, cached replies included)"
-    ]
-    for u in cost["unpriced"]:
-        lines.append(
-            f"[yellow]unpriced:[/yellow] {escape(str(u['role']))} model "
-            f"{escape(str(u['model']))} is not in the price table ({u['tokens']} "
-            "tokens left out of the total)"
-        )
-    return lines
+    return [] if cost is None else cost_lines(cost, markup=True)
 
 
 @click.command("report")

@@ -22,7 +22,7 @@ from toolscore.models.prices import (
 
 KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls")
 COST_KEYS = (*KEYS, "cached_input_tokens", "reasoning_tokens")
-__all__ = ["cost", "format_cost", "load_prices", "price_of", "record_roles", "role_models",
+__all__ = ["cost", "cost_lines", "format_cost", "load_prices", "price_of", "record_roles", "role_models",
            "usage_by_model", "usage_by_role"]
 
 
@@ -132,6 +132,33 @@ def cost(usage: dict[str, dict[str, Any]], models: dict[str, str | None],
             "total_per_run": total / max(epochs, 1) if any_priced or not usage else None,
             "complete": not unpriced, "unpriced": unpriced,
             "includes_cached": True, "prices": table.describe()}
+
+
+def cost_lines(cost: dict[str, Any], *, markup: bool = False) -> list[str]:
+    """What a text report says under its table of roles: the total (or that nothing is
+    priced), where the prices come from and their date, how to get the table when it is not
+    here, and each model left out."""
+    def esc(text: Any) -> str:
+        return str(text).replace("[", "\\[") if markup else str(text)
+
+    def tag(word: str) -> str:
+        return f"[yellow]{word}:[/yellow]" if markup else f"{word}:"
+
+    prices = cost.get("prices") or {}
+    source = f" · prices: {esc(prices['source'])}" if prices.get("source") else ""
+    if cost.get("total") is None:
+        lines = [f"cost unpriced (no model of this run has a price){source}"]
+    else:
+        lines = [f"cost total {format_cost(cost['total'])} · per run (epoch) "
+                 f"{format_cost(cost['total_per_run'])} (all tokens, cached replies included"
+                 + ("" if cost.get("complete", True) else "; partial: unpriced models left out")
+                 + f"){source}"]
+    if prices.get("missing"):
+        lines.append(f"{tag('prices')} {esc(prices['missing'])}")
+    for u in cost.get("unpriced") or []:
+        lines.append(f"{tag('unpriced')} {esc(u['role'])} model {esc(u['model'])} is not in the "
+                     f"price table ({u['tokens']} tokens left out of the total)")
+    return lines
 
 
 def format_cost(value: float | None) -> str:
