@@ -108,6 +108,12 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
                 + (f" ({escape(names)}{more})" if items else ""),
                 highlight=False,
             )
+    if result.get("cost"):
+        from toolscore.report.compare_cost import cost_comparison_table, cost_notes
+
+        console.print(cost_comparison_table(result["cost"]))
+        for line in cost_notes(result["cost"]):
+            console.print(line, highlight=False)
     for w in result["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
 
@@ -133,15 +139,19 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
 )
 @click.option("--seed", "seed", type=int, default=0, help="Bootstrap seed.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--prices", "prices_file", type=click.Path(path_type=Path), default=None,
+              help="Price file (JSON/YAML, per million tokens) over the pinned price table.")
 def compare(run_a: Path, run_b: Path, metric: list[str] | None, test: str, resamples: int,
-            seed: int, json_out: bool) -> None:
+            seed: int, json_out: bool, prices_file: Path | None) -> None:
     """Paired comparison of two runs: the benchmark's headline metrics and the per-sample
     scores, with differences, CIs, tests, flipped samples and warnings."""
+    from toolscore.models.prices import price_table
     from toolscore.report.compare import compare_runs
 
     try:
+        prices = price_table(prices_file) if prices_file is not None else None
         result = compare_runs(run_a, run_b, metrics=metric or None, continuous_test=test,
-                              n_resamples=resamples, seed=seed)
+                              n_resamples=resamples, seed=seed, prices=prices)
     except USER_ERRORS as e:
         _fail(str(e))
         return
@@ -333,20 +343,20 @@ def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
     "prices_file",
     type=click.Path(path_type=Path),
     default=None,
-    help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost "
-    "per role. Models not in it are listed as unpriced.",
+    help="Price file (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}, over the "
+    "pinned price table (`toolscore data prices`). Models in neither are listed as unpriced.",
 )
 def report(
     run_dir: Path, seed: int, json_out: bool, html_out: Path | None, prices_file: Path | None
 ) -> None:
     """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens
-    and (with --prices) cost per model role."""
+    and cost per model role."""
+    from toolscore.models.prices import price_table
     from toolscore.report.overview import run_overview
-    from toolscore.report.usage import load_prices
 
     try:
         check_output_path(html_out, "--html")
-        prices = load_prices(prices_file) if prices_file is not None else None
+        prices = price_table(prices_file) if prices_file is not None else None
         if html_out is None:
             doc = run_overview(run_dir, seed=seed, prices=prices)
         else:  # the page's overview is the terminal report's: the run is read once

@@ -28,8 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolscore.data import DataError, DataNotFound, DatasetSource, find_dataset, read_structured, \
-    read_text
+from toolscore.data import (
+    DataError,
+    DataNotFound,
+    DatasetSource,
+    find_dataset,
+    read_structured,
+    read_text,
+)
 
 #: the litellm release whose price table is pinned, and the day it was built
 LITELLM_VERSION = "1.110.2"
@@ -135,6 +141,11 @@ class PriceTable:
                 if self.table is not None else None,
                 "date": TABLE_DATE if self.table is not None else None,
                 "file": self.file, "missing": self.missing}
+
+
+#: what a report takes as its prices: a table, a user's entries (over the pinned table), or
+#: None (the pinned table alone, when it is here)
+Prices = PriceTable | dict[str, dict[str, float]] | None
 
 
 def _override(model: str, prices: dict[str, dict[str, float]]) -> dict[str, float] | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import Breakdown
-from toolscore.models.prices import PriceTable
+from toolscore.models.prices import Prices
 from toolscore.records import RunStore
 from toolscore.report.intervals import headline, resampled_unit
 from toolscore.report.usage import cost, role_models, usage_by_model, usage_by_role
@@ -92,7 +92,7 @@ def paused_collector() -> Iterator[None]:
 
 
 def run_overview(path: str | Path, *, seed: int = 0,
-                 prices: PriceTable | dict[str, dict[str, float]] | None = None,
+                 prices: Prices = None,
                  n_resamples: int = 2000) -> dict[str, Any]:
     """The report of one run directory (see the module docstring).
 
@@ -123,7 +123,7 @@ def run_overview(path: str | Path, *, seed: int = 0,
 
 def overview_of(run_dir: Path, config: dict[str, Any], records: list[dict[str, Any]],
                 metrics: dict[str, Any] | None, view: RunView, *, seed: int,
-                prices: PriceTable | dict[str, dict[str, float]] | None,
+                prices: Prices,
                 n_resamples: int) -> dict[str, Any]:
     """:func:`run_overview` of records already read (the HTML report reuses them)."""
     bench = config.get("benchmark_config") or {}

@@ -2,10 +2,11 @@
 
 Records written since the runner kept a per-role ledger carry ``usage_by_role``; older ones
 carry only ``usage`` (the assistant's tokens) and, for AutoDE dialogues, the user agent's tokens
-in ``output.user_usage``, which are read as the "user" role. Cost comes from the pinned price table
-(:mod:`toolscore.models.prices`) and a user's ``--prices FILE`` over it: a model missing from
-both is listed as unpriced, never estimated. Costs cover every token the run used, replies served from the response cache
-included, i.e. what the run costs without a cache; ``cached_calls`` says how many those were.
+in ``output.user_usage``, which are read as the "user" role. Cost comes from the pinned price
+table (:mod:`toolscore.models.prices`) and a user's ``--prices FILE`` over it: a model missing
+from both is listed as unpriced, never estimated. Costs cover every token the run used, replies
+served from the response cache included, i.e. what the run costs without a cache;
+``cached_calls`` says how many those were.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from toolscore.models.prices import (
 
 KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls")
 COST_KEYS = (*KEYS, "cached_input_tokens", "reasoning_tokens")
-__all__ = ["cost", "cost_lines", "format_cost", "load_prices", "price_of", "record_roles", "role_models",
-           "usage_by_model", "usage_by_role"]
+__all__ = ["cost", "cost_lines", "format_cost", "load_prices", "price_of", "record_roles",
+           "role_models", "usage_by_model", "usage_by_role"]
 
 
 def price_of(model: str | None, prices: dict[str, dict[str, float]]
