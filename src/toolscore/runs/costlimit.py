@@ -52,10 +52,11 @@ class CostGuard:
     spent: float = 0.0
     unmetered: str | None = None  # a model called during the run that has no price
     calls: int = field(default=0)
+    parts: int = 1  # worker processes sharing the limit, each keeping to limit / parts
 
     @property
     def reached(self) -> bool:
-        return self.unmetered is not None or self.spent >= self.limit
+        return self.unmetered is not None or self.spent >= self.limit / self.parts
 
     def __call__(self, role: str, model: str | None, usage: Usage) -> None:
         if usage.cached_calls:  # served from the response cache: nothing paid now
@@ -73,7 +74,9 @@ class CostGuard:
             return (f"cost limit {format_usd(self.limit)} cannot be kept: the {self.unmetered} "
                     f"is not in the price table ({self.table.source}); spent "
                     f"{format_usd(self.spent)} so far")
-        return (f"cost limit {format_usd(self.limit)} reached (spent "
+        share = ("" if self.parts == 1 else f"{self.parts} workers each keeping to "
+                 f"{format_usd(self.limit / self.parts)}, one ")
+        return (f"cost limit {format_usd(self.limit)} reached ({share}spent "
                 f"{format_usd(self.spent)} on {self.calls} model calls; prices: "
                 f"{self.table.source})")
 

@@ -63,6 +63,7 @@ class WorkerJob:
     how: RunExecution
     relay: str  # "records": every record, "ticks": status and usage (progress), "none"
     registered: bool = False  # the benchmark is rebuilt from run.json where it is not forked
+    parts: int = 1  # workers of the run (each keeps to its share of a cost limit)
 
 
 def check_workers(workers: int, shard: tuple[int, int] | None) -> None:
@@ -138,8 +139,7 @@ async def run_in_workers(bench: Benchmark, store: RunStore, job: WorkerJob, opti
     # forked workers share this process's benchmark; others rebuild it from run.json (one
     # made by name) or unpickle it, pickled once before any worker starts
     payload = bench if forked else None if job.registered else _pickled(bench)
-    if job.how.cost_limit is not None:  # each worker keeps to its share of the limit
-        job = replace(job, how=replace(job.how, cost_limit=job.how.cost_limit / n))
+    job = replace(job, parts=n)  # with a cost limit, each worker keeps to its share
     handles: list[_Handle] = []
     try:
         for k, (keys, concurrency) in enumerate(zip(deal, shares(options.max_concurrency, n),
@@ -311,6 +311,8 @@ async def _work(bench: Benchmark, job: WorkerJob, options: RunOptions, conn: Any
         from toolscore.runs.costlimit import cost_guard, run_models
 
         guard = cost_guard(how.cost_limit, how.prices, run_models(run.model, bench.config()))
+        if guard is not None:
+            guard.parts = job.parts
 
     def send(record: dict[str, Any]) -> None:
         if job.relay == "records":
