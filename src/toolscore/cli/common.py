@@ -249,3 +249,17 @@ def task_options(pairs: tuple[str, ...] | list[str], own: set[str] | None = None
         else:
             out[name] = value
     return out
+
+
+# ``toolscore run``'s spending limit (toolscore.runs.costlimit)
+COST_OPTIONS = [
+    click.Option(
+        ["--cost-limit", "cost_limit"], default=None, metavar="USD",
+        help="Stop once this command's model calls cost this many US dollars (every role, "
+             "priced by the pinned price table and --prices): samples in flight finish, the "
+             "rest run on --resume. A model with no price is refused before anything runs."),
+    click.Option(
+        ["--prices", "prices"], type=click.Path(path_type=Path), default=None, metavar="FILE",
+        help="Price file (JSON/YAML: {model: {input_per_mtok, output_per_mtok}}) over the "
+             "pinned table, for --cost-limit."),
+]

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
+    COST_OPTIONS,
     StoppedRuns,
     UserErrors,
     emit_json,
@@ -112,15 +113,7 @@ GENERIC.append(click.Option(
     ["-T", "--task-option", "task_option"], multiple=True, metavar="KEY=VALUE",
     help="A benchmark option by name, as its own flag would set it (Inspect's -T), "
          "repeatable: -T split=easy -T strict=true. A list option takes one -T per item."))
-GENERIC.append(click.Option(
-    ["--cost-limit", "cost_limit"], default=None, metavar="USD",
-    help="Stop once this command's model calls cost this many US dollars (every role, priced "
-         "by the pinned price table and --prices): samples in flight finish, the rest run on "
-         "--resume. A model with no price is refused before anything runs."))
-GENERIC.append(click.Option(
-    ["--prices", "prices"], type=click.Path(path_type=Path), default=None, metavar="FILE",
-    help="Price file (JSON/YAML: {model: {input_per_mtok, output_per_mtok}}) over the pinned "
-         "table, for --cost-limit."))
+GENERIC += COST_OPTIONS
 GENERIC_NAMES = {p.name for p in GENERIC}
 
 
@@ -235,7 +228,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
                                shard=parse_shard(generic["shard"]),
                                workers=generic["workers"], download=generic["download"],
                                cost_limit=parse_cost_limit(generic["cost_limit"]),
-                               prices=_str(generic["prices"]))
+                               prices=generic["prices"] and str(generic["prices"]))
             run = evaluate_with(name, generic["model"], how, runs_root=runs_root(),
                                 data=generic["data"], out=generic["out"],
                                 epochs=generic["epochs"], limit=generic["limit"],
@@ -255,10 +248,6 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     print_run(doc, json_out)
     exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
                        f"{run.config.benchmark} --resume {run.path}")
-
-
-def _str(value: Path | None) -> str | None:
-    return None if value is None else str(value)
 
 
 def cache_expiry(value: str | None) -> float | None:
