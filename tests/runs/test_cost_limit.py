@@ -161,3 +161,15 @@ def test_workers_keep_to_shares_of_the_limit(table: Path, tmp_path: Path) -> Non
         assert 0 < stopped.value.facts.kept < SAMPLES
         resume(out, workers=2)
     assert len(RunStore(out).finished()) == SAMPLES
+
+
+def test_the_models_checked_before_a_run() -> None:
+    from toolscore.runs.costlimit import run_models
+
+    assert run_models("openai/a", {}) == {"assistant": "openai/a"}
+    assert run_models("openai/a", {"user_model": "same as assistant"}) == {
+        "assistant": "openai/a", "user": "openai/a"}
+    # a judge is checked by its model, never by the name of its kind or configuration
+    assert run_models("openai/a", {"judge_id": "pass-v1"}) == {"assistant": "openai/a"}
+    assert run_models("none", {"judge_id": "pass-v1", "judge_config": {
+        "model": "openai/judge"}}) == {"judge": "openai/judge"}

@@ -264,7 +264,14 @@ def role_models(config: dict[str, Any]) -> dict[str, str | None]:
     user = bench.get("user_model")
     if user == "same as assistant":
         user = assistant
-    judge = bench.get("judge_model") or bench.get("judge_id") or bench.get("judge") \
-        or config.get("judge")
+    judge = bench.get("judge_model") or judge_config_model(bench) or bench.get("judge_id") \
+        or bench.get("judge") or config.get("judge")
     return {"assistant": assistant, "user": user if isinstance(user, str) else None,
             "judge": judge if isinstance(judge, str) else None}
+
+
+def judge_config_model(benchmark_config: dict[str, Any]) -> str | None:
+    """The model of the judge configuration a benchmark names (``judge_config``), if any."""
+    judge = benchmark_config.get("judge_config")
+    model = judge.get("model") if isinstance(judge, dict) else None
+    return model if isinstance(model, str) else None

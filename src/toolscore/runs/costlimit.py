@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolscore.models.prices import PriceTable, price_table, role_models
+from toolscore.models.prices import PriceTable, judge_config_model, price_table, role_models
 from toolscore.types import Usage
 
 
@@ -104,6 +104,6 @@ def run_models(model: str, benchmark_config: dict[str, Any]) -> dict[str, str | 
     from toolscore.runs.identity import NO_MODEL
 
     models = role_models({"model": model, "benchmark_config": benchmark_config})
-    if not benchmark_config.get("judge_model"):
+    if not (benchmark_config.get("judge_model") or judge_config_model(benchmark_config)):
         models.pop("judge", None)
     return {r: m for r, m in models.items() if m is not None and m != NO_MODEL}
