@@ -69,6 +69,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "ToolEval: pass rate and win rate with an LLM judge."),
     "tooltalk": ("toolscore.cli.tooltalk:tooltalk_app",
                  "ToolTalk tools: check the simulator against ToolTalk's own runs."),
+    "view": ("toolscore.cli.view:view_command",
+             "Browse runs in a local web page: the runs under FOLDER (default $TOOLSCORE_OUT "
+             "or runs), filtered and sorted, each with its report, followed live while it "
+             "runs."),
 }
 
 

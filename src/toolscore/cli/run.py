@@ -17,16 +17,22 @@ import click
 
 from toolscore.cli.common import (
     COST_OPTIONS,
+    FAIL_UNDER_HELP,
+    JUNIT_HELP,
     StoppedRuns,
     UserErrors,
+    cache_expiry,
+    check_gate_options,
     emit_json,
     err,
     exit_if_incomplete,
+    exit_on_gates,
     fail,
     max_concurrency,
     progress_wanted,
+    run_gates,
     runs_root,
-    source_name,
+    say_gates,
     stdout,
     task_options,
 )
@@ -76,6 +82,10 @@ GENERIC = [
     click.Option(["--json", "json_out"], is_flag=True, help="Print one JSON document on stdout."),
     click.Option(["--html"], type=click.Path(path_type=Path), default=None, metavar="FILE",
                  help="Also write the run's HTML report to FILE and print where it is."),
+    click.Option(["--fail-under", "fail_under"], multiple=True, metavar="METRIC=VALUE",
+                 help=FAIL_UNDER_HELP),
+    click.Option(["--junit"], type=click.Path(path_type=Path), default=None, metavar="FILE",
+                 help=JUNIT_HELP),
     click.Option(["--shard"], default=None, metavar="K/N",
                  help="Run only the K-th of N fixed parts of the samples (local models on "
                       "several machines or GPUs); the N shards write one run directory."),
@@ -209,6 +219,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
         cache_expiry(generic.get("cache_expiry"))
         concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
+        floors = check_gate_options(generic["fail_under"], generic["junit"], generic["shard"])
         check_protocol(generic.get("model"), options, generic["resume"])
         args = model_args(generic)
         if generic["resume"] is not None and args:
@@ -245,23 +256,13 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
         with UserErrors():
             check_output_path(generic["html"], "--html")  # this run's files exist now
             doc["html_report"] = str(write_html(run.path, generic["html"]))
+    with UserErrors():  # the run directory is complete: the gates read it
+        gates, problem = run_gates(run.path, floors, generic["junit"], doc)
     print_run(doc, json_out)
+    say_gates(gates, problem)
     exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
                        f"{run.config.benchmark} --resume {run.path}")
-
-
-def cache_expiry(value: str | None) -> float | None:
-    """``--cache-expiry`` checked (one line if bad) and handed to every cache this run opens,
-    in this process and its workers, through ``$TOOLSCORE_CACHE_EXPIRY``."""
-    import os
-
-    from toolscore.models.cache import EXPIRY_ENV, parse_expiry
-
-    if value is None:
-        return None
-    seconds = parse_expiry(value, source_name("cache_expiry", EXPIRY_ENV))
-    os.environ[EXPIRY_ENV] = value
-    return seconds
+    exit_on_gates(gates)
 
 
 def print_run(doc: dict[str, Any], json_out: bool) -> None:

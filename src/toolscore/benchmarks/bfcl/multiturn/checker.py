@@ -71,6 +71,8 @@ def check_turns(entry: dict[str, Any], decoded: list[list[list[str]]],
                 ground_truth: list[list[str]]) -> Verdict:
     """BFCL's multi-turn checker on decoded steps (as many turns as the ground truth)."""
     model, truth = World(entry), World(entry)
+    for cls, instance in model.instances.items():  # as in one BFCL process (see the hook)
+        instance._share_filler(truth.instances[cls])
     produced: list[str] = []
     for index, expected_calls in enumerate(ground_truth):
         steps = decoded[index]
