@@ -84,6 +84,8 @@ def test_cli_stops_with_one_line_and_exit_3_then_resumes(table: Path, tmp_path: 
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)["summary"]
     assert summary["samples"] == SAMPLES and 0 < summary["spent_usd"] < 5
+    res = runner.invoke(app, ["run", "demo", "--resume", str(out), "--cost-limit", "5"])
+    assert res.exit_code == 0 and "spent $0.0000 on this command's model calls" in res.stdout
     res = runner.invoke(app, ["report", str(out), "--json"])
     cost = json.loads(res.stdout)["cost"]
     assert cost["complete"] and cost["total"] > 0.05

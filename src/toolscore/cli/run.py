@@ -276,6 +276,9 @@ def print_run(doc: dict[str, Any], json_out: bool) -> None:
                       run_dir=doc.get("run_dir"))
     if doc.get("run_dir"):
         console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
+    if (doc.get("summary") or {}).get("spent_usd") is not None:
+        console.print(f"spent ${doc['summary']['spent_usd']:.4f} on this command's model calls "
+                      "(--cost-limit)", highlight=False, markup=False)
     if doc.get("html_report"):
         console.print(f"HTML report: {doc['html_report']}", highlight=False, soft_wrap=True)
 
