@@ -55,7 +55,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "--plugins."),
     "report": ("toolscore.cli.report:report",
                "Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), "
-               "tokens and (with --prices) cost per model role."),
+               "tokens and cost per model role."),
     "run": ("toolscore.cli.run:run_group",
             "Run a benchmark with a model and write a run directory."),
     "schema": ("toolscore.cli.listing:schema_command",

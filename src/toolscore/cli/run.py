@@ -16,10 +16,12 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
+    COST_OPTIONS,
     FAIL_UNDER_HELP,
     JUNIT_HELP,
     StoppedRuns,
     UserErrors,
+    cache_expiry,
     check_gate_options,
     err,
     exit_if_incomplete,
@@ -31,7 +33,6 @@ from toolscore.cli.common import (
     run_gates,
     runs_root,
     say_gates,
-    source_name,
     task_options,
 )
 from toolscore.cli.run_config import (
@@ -139,6 +140,7 @@ GENERIC.append(click.Option(
     help="A run configuration (YAML or JSON: benchmark, model, options, model_args, roles, "
          "epochs, limit, ...; a run's run.json runs it again); options given here win. "
          "`toolscore run --config FILE` takes the benchmark from the file."))
+GENERIC += COST_OPTIONS
 GENERIC_NAMES = {p.name for p in GENERIC}
 
 
@@ -224,6 +226,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     """``given``: the benchmark options and model typed on this command line (with --resume,
     they vouch for the run's stored ones)."""
     from toolscore.runs.api import evaluate_with, resume
+    from toolscore.runs.costlimit import parse_cost_limit
     from toolscore.runs.runner import parse_shard
     from toolscore.runs.settings import RunExecution
 
@@ -245,12 +248,15 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
                          timeout=generic["timeout"], progress=progress_wanted(json_out),
                          shard=generic["shard"], workers=generic["workers"],
                          allow_run_commands=generic["allow_run_commands"],
-                         trusted_options=given)
+                         trusted_options=given, cost_limit=generic["cost_limit"],
+                         prices=generic["prices"])
         else:
             how = RunExecution(max_concurrency=concurrency, cache=cache,
                                timeout=generic["timeout"], progress=progress_wanted(json_out),
                                shard=parse_shard(generic["shard"]),
-                               workers=generic["workers"], download=generic["download"])
+                               workers=generic["workers"], download=generic["download"],
+                               cost_limit=parse_cost_limit(generic["cost_limit"]),
+                               prices=generic["prices"] and str(generic["prices"]))
             run = evaluate_with(name, generic["model"], how, runs_root=runs_root(),
                                 data=generic["data"], out=generic["out"],
                                 epochs=generic["epochs"], limit=generic["limit"],
@@ -274,20 +280,6 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     exit_if_incomplete(run, "samples", "retry exactly those with: toolscore run "
                        f"{run.config.benchmark} --resume {run.path}")
     exit_on_gates(gates)
-
-
-def cache_expiry(value: str | None) -> float | None:
-    """``--cache-expiry`` checked (one line if bad) and handed to every cache this run opens,
-    in this process and its workers, through ``$TOOLSCORE_CACHE_EXPIRY``."""
-    import os
-
-    from toolscore.models.cache import EXPIRY_ENV, parse_expiry
-
-    if value is None:
-        return None
-    seconds = parse_expiry(value, source_name("cache_expiry", EXPIRY_ENV))
-    os.environ[EXPIRY_ENV] = value
-    return seconds
 
 
 class RunGroup(click.Group):

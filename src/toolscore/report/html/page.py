@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from toolscore.models.prices import Prices
 from toolscore.records import RunStore, sample_key
 from toolscore.records.store import project_record
 from toolscore.report.html.data import distributions, failed, sample_index
@@ -72,7 +73,7 @@ def _header(doc: dict[str, Any]) -> str:
 
 
 def _roles_line(doc: dict[str, Any]) -> str:
-    """Tokens per model role and, with a price table, cost per role and in total."""
+    """Tokens and cost per model role, and in total, with where the prices come from."""
     from toolscore.report.usage import format_cost
 
     cost = doc.get("cost")
@@ -83,15 +84,21 @@ def _roles_line(doc: dict[str, Any]) -> str:
                 f"{u['tokens_per_run']:.0f} per run)")
         if cost is not None:
             c = cost["by_role"].get(role) or {}
-            text += (f" · cost <b>{format_cost(c['cost'])}</b>" if c.get("priced")
+            text += ((f" · cost <b>{format_cost(c['cost'])}</b>"
+                      + (" (partial)" if c.get("partial") else "")) if c.get("priced")
                      else " · <b>unpriced</b>")
         parts.append(text)
     line = '<p class="meta">per model role: ' + " · ".join(parts) + "</p>" if parts else ""
     if cost is not None:
-        line += (f'<p class="meta">cost total <b>{format_cost(cost["total"])}</b> · per run '
-                 f'{format_cost(cost["total_per_run"])} (all tokens, cached replies included)'
-                 + ("" if cost["complete"] else " · not in the price table: " + esc(", ".join(
-                     f"{x['role']} {x['model']}" for x in cost["unpriced"])))
+        prices = cost.get("prices") or {}
+        total = ("<b>unpriced</b>" if cost.get("total") is None else
+                 f'<b>{format_cost(cost["total"])}</b> · per run '
+                 f'{format_cost(cost["total_per_run"])} (all tokens, cached replies included)')
+        line += (f'<p class="meta">cost total {total}'
+                 + ("" if cost["complete"] else " · partial, not in the price table: "
+                    + esc(", ".join(f"{x['role']} {x['model']}" for x in cost["unpriced"])))
+                 + (f" · prices: {esc(prices['source'])}" if prices.get("source") else "")
+                 + (f" · {esc(prices['missing'])}" if prices.get("missing") else "")
                  + "</p>")
     return line
 
@@ -187,7 +194,7 @@ def _read(store: RunStore, view: RunView, chunk: int, pack: bool = True
 
 
 def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
-               prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+               prices: Prices = None, page_size: int = PAGE,
                chunk: int = CHUNK, overview: dict[str, Any] | None = None,
                record_url: str | None = None) -> tuple[dict[str, Any], Iterator[str]]:
     """The run's overview and its report page as consecutive pieces of text: ``page_size``
@@ -238,7 +245,7 @@ def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
 
 
 def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
-               prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+               prices: Prices = None, page_size: int = PAGE,
                chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
     """The report page of one run directory, as consecutive pieces of text (see
     :func:`build_page`)."""
@@ -247,7 +254,7 @@ def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
 
 
 def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
-                prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+                prices: Prices = None, page_size: int = PAGE,
                 chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> str:
     """The report page of one run directory, as a string (see :func:`build_page`)."""
     return "".join(page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
@@ -255,7 +262,7 @@ def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
 
 
 def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
-               n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
+               n_resamples: int = 2000, prices: Prices = None,
                page_size: int = PAGE, chunk: int = CHUNK,
                overview: dict[str, Any] | None = None) -> Path:
     """Write the report page to ``out`` (parents created; written whole or not at all);
@@ -265,7 +272,7 @@ def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
 
 
 def write_report(run_dir: str | Path, out: str | Path, *, seed: int = 0,
-                 n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
+                 n_resamples: int = 2000, prices: Prices = None,
                  page_size: int = PAGE, chunk: int = CHUNK,
                  overview: dict[str, Any] | None = None) -> tuple[Path, dict[str, Any]]:
     """:func:`write_html`, also returning the run's overview (the one the page shows, equal to

@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolscore.models.prices import Prices, price_table
 from toolscore.records import RunStore
 from toolscore.report.compare import CONTINUOUS_TESTS
 from toolscore.report.compare_headline import compare_headline_metric
@@ -118,7 +119,7 @@ def _split_key(available: list[str], wanted: str | None) -> str | None:
 
 
 def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | None = None,
-             prices: dict[str, dict[str, float]] | None = None, seed: int = 0,
+             prices: Prices = None, seed: int = 0,
              n_resamples: int = 2000) -> dict[str, Any]:
     """One run as a leaderboard cell: headline metric with its interval, pass^k and noise
     floor (several epochs), tokens, cost, mode. ``_records`` (the finished records of the
@@ -167,6 +168,8 @@ def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | Non
         "tokens": doc["usage"]["tokens"], "calls": doc["usage"]["calls"],
         "cost": None if cost is None else cost["total"],
         "cost_complete": None if cost is None else cost["complete"],
+        "cost_partial_roles": [] if cost is None else sorted(
+            r for r, c in cost["by_role"].items() if c.get("partial") or not c.get("priced")),
         "records": counts["records"], "errors": counts["errors"], "note": doc["note"],
         "columns": view.cls.board_columns(store.read_scores() or {}),
         "_records": in_split, "_spec": spec,
@@ -240,7 +243,7 @@ def _pending_cell(found: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] | None = None,
-                      split: str | None = None, prices: dict[str, dict[str, float]] | None = None,
+                      split: str | None = None, prices: Prices = None,
                       alpha: float = ALPHA, seed: int = 0,
                       n_resamples: int = 2000) -> dict[str, Any]:
     """The leaderboard of the runs ``inputs`` name (see :func:`find_runs`), as a JSON-able dict.
@@ -251,6 +254,7 @@ def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] 
     give the model x board table."""
     if not 0 < alpha < 1:
         raise LeaderboardError(f"--alpha {alpha}: must be between 0 and 1")
+    prices = price_table(prices)  # read once for every run
     cells: list[dict[str, Any]] = []
     for found in find_runs(inputs):
         if found["state"] == "pending" or not _is_run(Path(found["run_dir"])):
@@ -313,7 +317,8 @@ def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] 
                              "n_resamples": n_resamples},
             "intervals": "95% bootstrap interval of the benchmark's own definition "
                          "(whole samples resampled when they have several epochs)",
-            "split": split or "all", "priced": prices is not None}
+            "split": split or "all", "priced": prices.table is not None or bool(prices.overrides),
+            "prices": prices.describe()}
 
 
 def _attach_pending(boards: dict[str, dict[str, Any]]) -> None:
