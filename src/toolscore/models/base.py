@@ -177,6 +177,7 @@ def redact_reply(reply: Reply, secrets: list[str] | tuple[str, ...]) -> Reply:
         return reply
     message = reply.message
     message.content = redact_value(message.content, secrets)
+    message.reasoning = redact_value(message.reasoning, secrets)
     for call in message.tool_calls:
         call.id = redact_value(call.id, secrets)
         call.name = redact_value(call.name, secrets)
