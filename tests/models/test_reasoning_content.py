@@ -104,3 +104,28 @@ def test_a_call_made_after_reasoning_is_scored_and_the_reasoning_not_sent(tmp_pa
             ] == ["Nothing to add, I will say no.", "done"]
     assert all("reasoning" not in m and "reasoning_content" not in m
                for r in srv.received for m in r["messages"])
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_the_html_transcript_shows_the_reasoning_folded(tmp_path: Path) -> None:
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        return completion({"content": "I will not add anything.", "reasoning_content": THOUGHT})
+
+    with FakeOpenAIServer(answer) as srv:
+        toolscore.evaluate("demo", "openai/fake", base_url=srv.base_url, cache=None,
+                           out=tmp_path / "run", embedder="hashing", limit=1)
+    browser = Browser(tmp_path / "profile")
+    try:
+        browser.open(write_html(tmp_path / "run", tmp_path / "run.html", n_resamples=10))
+        assert browser.js("document.body.dataset.ready") == "1"
+        browser.js("document.querySelectorAll('details.sample')"
+                   ".forEach(d => d.querySelector('summary').click())")
+        browser.wait("document.querySelectorAll('.msg.assistant').length > 0")
+        box = "document.querySelector('.msg.assistant')"
+        assert browser.js(f"{box}.querySelector('summary.reasoning').textContent") == "reasoning"
+        assert browser.js(f"{box}.querySelector('details pre').textContent") == THOUGHT
+        assert browser.js(f"{box}.querySelector(':scope > pre').textContent") == (
+            "I will not add anything.")
+        assert browser.errors() == []
+    finally:
+        browser.close()
