@@ -56,7 +56,7 @@ def models_command(json_out: bool, check: str | None) -> None:
     if json_out:
         emit_json({"models": rows})
         return
-    cols = ["provider", "example", "installed", "requirements"]
+    cols = ["provider", "example", "usable", "requirements"]
     stdout().print(_table("model providers", cols, [[r.get(c, "") for c in cols] for r in rows]))
 
 

@@ -74,7 +74,7 @@ def _tool_calls(raw: Any) -> list[ToolCall]:
     return calls
 
 
-def _tokens(usage: Any, name: str) -> int:
+def token_count(usage: Any, name: str) -> int:
     """A token count, or 0 when the endpoint's ``usage`` is missing or malformed (a bad usage
     field must not discard a valid answer)."""
     try:
@@ -102,7 +102,7 @@ def reasoning_text(msg: Any) -> str | None:
 
 def reasoning_tokens(usage: Any, details: str = "completion_tokens_details") -> int:
     """The reasoning tokens of a ``usage`` (``<details>.reasoning_tokens``), 0 when not said."""
-    return _tokens(_get(usage, details) if usage is not None else None, "reasoning_tokens")
+    return token_count(_get(usage, details) if usage is not None else None, "reasoning_tokens")
 
 
 def parse_completion(resp: Any, model: str | None = None) -> Reply:
@@ -122,8 +122,8 @@ def parse_completion(resp: Any, model: str | None = None) -> Reply:
     if msg is None:
         raise InfraError("completion choice has no message", retryable=True)
     u = _get(resp, "usage")
-    usage = Usage(input_tokens=_tokens(u, "prompt_tokens"),
-                  output_tokens=_tokens(u, "completion_tokens"),
+    usage = Usage(input_tokens=token_count(u, "prompt_tokens"),
+                  output_tokens=token_count(u, "completion_tokens"),
                   reasoning_tokens=reasoning_tokens(u))
     finish = _get(choice, "finish_reason")
     name = _get(resp, "model")

@@ -196,6 +196,7 @@ class OpenAIModel(Model):
     """
 
     provider = "openai"
+    path = "/chat/completions"  # of the endpoint, after the base URL
 
     def __init__(
         self,
@@ -206,17 +207,15 @@ class OpenAIModel(Model):
         timeout: float = 60.0,
         max_tokens_param: str | None = None,
     ):
-        if not _installed("aiohttp"):  # found, not imported: plain http:// never needs it
-            raise ImportError("openai/ models need aiohttp: pip install 'toolscore[openai]'")
         self.model = model
-        self.name = f"openai/{model}"
+        self.name = f"{self.provider}/{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         key = api_key or os.environ.get("OPENAI_API_KEY") or _userinfo_key(self.base_url)
         if not key:
             if self.base_url is None:
                 raise ValueError(
-                    "openai/ models need an API key: set OPENAI_API_KEY (or pass api_key=), "
-                    "or pass base_url= for a keyless OpenAI-compatible endpoint"
+                    f"{self.provider}/ models need an API key: set OPENAI_API_KEY (or pass "
+                    "api_key=), or pass base_url= for a keyless OpenAI-compatible endpoint"
                 )
             key = "no-key"
         self._api_key = key
@@ -224,19 +223,23 @@ class OpenAIModel(Model):
         self.max_tokens_param = max_tokens_param  # None: as the model's family takes it
         self.family: Family = model_family(model)
         self._dropped_said: set[str] = set()
-        self._endpoint = ChatEndpoint(self.base_url, key, timeout)
+        self._endpoint = ChatEndpoint(self.base_url, key, timeout, self.path)
+        # found, not imported: plain http:// (a local server) never needs it
+        if self._endpoint.needs_aiohttp and not _installed("aiohttp"):
+            raise ImportError(f"{self.provider}/ models need aiohttp for https:// endpoints and "
+                              "proxies: pip install 'toolscore[openai]'")
         # set when the endpoint refused the legacy ``functions`` shape: ``tools`` from then on
         self.functions_refused: str | None = None
         self.official = official(self.base_url)
 
     def __repr__(self) -> str:
-        return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
+        return f"{type(self).__name__}({self.model!r}, base_url={self.base_url!r})"
 
     def secrets(self) -> list[str]:
         return [self._api_key, *url_secrets(self.base_url)]
 
     def cache_identity(self) -> dict[str, object]:
-        return {"provider": "openai", "model": self.model,
+        return {"provider": self.provider, "model": self.model,
                 "base_url": (strip_credentials(self.base_url) or "").rstrip("/")}
 
     async def aclose(self) -> None:
