@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support.browser import CHROMIUM, Browser
+from support.cli import toolscore as toolscore_cli
 from support.testing.openai_server import FakeOpenAIServer
 
 import toolscore
@@ -83,6 +84,20 @@ def test_the_benchmark_scores_the_content_not_the_reasoning(tmp_path: Path, fiel
         encoding="utf-8").splitlines()]
     assert [r["output"]["turns"][0]["transcript"][-1]["reasoning"] for r in stored
             if r["id"] == "demo-add-item"] == [THOUGHT]
+
+
+def test_reasoning_tokens_are_shown_with_the_output_tokens(tmp_path: Path) -> None:
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        return completion({"content": "No.", "reasoning_content": THOUGHT})
+
+    with FakeOpenAIServer(answer) as srv:
+        toolscore.evaluate("demo", "openai/fake", base_url=srv.base_url, cache=None,
+                           out=tmp_path / "run", embedder="hashing", limit=2)
+    shown = toolscore_cli("report", str(tmp_path / "run"), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "out 100, 80 reasoning)" in shown.stdout  # two calls of 50 output tokens, 40 reasoning
+    page = write_html(tmp_path / "run", tmp_path / "run.html", n_resamples=10)
+    assert "out 100, 80 reasoning)" in Path(page).read_text(encoding="utf-8")
 
 
 def test_a_call_made_after_reasoning_is_scored_and_the_reasoning_not_sent(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from toolscore.data import read_structured
 
-KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls")
+KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls", "reasoning_tokens")
 PRICE_KEYS = ("input_per_mtok", "output_per_mtok")
 
 
@@ -34,7 +34,9 @@ def record_roles(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def usage_by_role(records: list[dict[str, Any]], epochs: int) -> dict[str, dict[str, Any]]:
-    """``{role: {input_tokens, output_tokens, calls, cached_calls, tokens, tokens_per_run}}``."""
+    """``{role: {input_tokens, output_tokens, calls, cached_calls, reasoning_tokens, tokens,
+    tokens_per_run}}`` (``reasoning_tokens``: the part of the output tokens a reasoning model
+    spent reasoning, where its endpoint says it)."""
     out: dict[str, dict[str, Any]] = {}
     for r in records:
         for role, u in record_roles(r).items():
@@ -46,6 +48,13 @@ def usage_by_role(records: list[dict[str, Any]], epochs: int) -> dict[str, dict[
         totals["tokens_per_run"] = totals["tokens"] / max(epochs, 1)
     order = {"assistant": 0, "user": 1, "judge": 2}
     return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], 3), kv[0])))
+
+
+def reasoning_note(usage: dict[str, Any]) -> str:
+    """", R reasoning" for usage with reasoning tokens, "" otherwise (what follows the output
+    tokens wherever they are shown)."""
+    count = int(usage.get("reasoning_tokens") or 0)
+    return f", {count} reasoning" if count else ""
 
 
 def role_models(config: dict[str, Any]) -> dict[str, str | None]:

@@ -196,7 +196,7 @@ class OpenAIModel(Model):
     """
 
     provider = "openai"
-    path = "/chat/completions"  # of the endpoint, after the base URL
+    endpoint_path = "/chat/completions"  # after the base URL
 
     def __init__(
         self,
@@ -223,7 +223,7 @@ class OpenAIModel(Model):
         self.max_tokens_param = max_tokens_param  # None: as the model's family takes it
         self.family: Family = model_family(model)
         self._dropped_said: set[str] = set()
-        self._endpoint = ChatEndpoint(self.base_url, key, timeout, self.path)
+        self._endpoint = ChatEndpoint(self.base_url, key, timeout, self.endpoint_path)
         # found, not imported: plain http:// (a local server) never needs it
         if self._endpoint.needs_aiohttp and not _installed("aiohttp"):
             raise ImportError(f"{self.provider}/ models need aiohttp for https:// endpoints and "

@@ -203,7 +203,7 @@ class OpenAIResponsesModel(OpenAIModel):
     """A model behind ``POST {base_url}/responses`` (key and base URL as for ``openai/``)."""
 
     provider = "openai-responses"
-    path = "/responses"
+    endpoint_path = "/responses"
 
     def __init__(self, model: str, **options: Any) -> None:
         super().__init__(model, **options)
