@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.data import dataset, needs
 from support.testing.anthropic_server import FakeAnthropicServer, message, signature
 
 import toolscore
@@ -140,3 +141,32 @@ def test_without_the_blocks_the_fake_refuses_as_the_api_does() -> None:
         with pytest.raises(InfraError, match="HTTP 400.*must start with a thinking block"):
             asyncio.run(model.generate(history, TOOLS, GenerateConfig(
                 temperature=None, extra={"thinking_budget": 1024})))
+
+
+def first_tool(request: dict[str, Any]) -> dict[str, Any]:
+    """Think, then call the first tool offered; after a result, think and answer."""
+    last = request["messages"][-1]["content"]
+    if any(b.get("type") == "tool_result" for b in last):
+        return message([thinking("Done."), {"type": "text", "text": "Done."}])
+    tool = request["tools"][0]["name"]
+    return message([thinking(f"I will call {tool}."),
+                    {"type": "tool_use", "id": "toolu_1", "name": tool, "input": {}}],
+                   stop="tool_use")
+
+
+@needs("tooltalk")
+def test_tooltalks_reference_mode_sends_the_thinking_back_with_its_rebuilt_call(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """ToolTalk's default mode sends a call back rebuilt as its runner does; the call's signed
+    thinking goes with it, or the API refuses every follow-up."""
+    dataset("tooltalk")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-0123456789")
+    with FakeAnthropicServer(first_tool) as srv:
+        run = toolscore.evaluate("tooltalk", "anthropic/claude-x", base_url=srv.base_url,
+                                 cache=None, out=tmp_path / "run", embedder="hashing",
+                                 split="easy", limit=1, model_args={"thinking_budget": 1024})
+    assert srv.refusals == [] and run.error_count() == (0, 1)
+    follow_ups = [r for r in srv.received
+                  if any(b.get("type") == "tool_result" for b in r["messages"][-1]["content"])]
+    assert follow_ups and all(r["messages"][-2]["content"][0]["type"] == "thinking"
+                              for r in follow_ups)
