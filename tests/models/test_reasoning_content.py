@@ -144,3 +144,25 @@ def test_the_html_transcript_shows_the_reasoning_folded(tmp_path: Path) -> None:
         assert browser.errors() == []
     finally:
         browser.close()
+
+
+def test_a_key_echoed_in_the_reasoning_is_redacted_before_it_is_kept(tmp_path: Path,
+                                                                       monkeypatch: Any) -> None:
+    key = "sk-reasoning-secret-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        return completion({"content": "No.", "reasoning_content": f"my key is {key}"})
+
+    with FakeOpenAIServer(answer) as srv:
+        toolscore.evaluate("demo", "openai/fake", base_url=srv.base_url, cache=None,
+                           out=tmp_path / "run", embedder="hashing", limit=1)
+    stored = (tmp_path / "run" / "samples.jsonl").read_text(encoding="utf-8")
+    assert "my key is ***" in stored and key not in stored
+    reply = Reply(message=Message(role="assistant", reasoning=key,
+                                  reasoning_items=[{"type": "thinking", "thinking": key}]))
+    from toolscore.models.base import redact_reply
+
+    redact_reply(reply, [key])
+    assert reply.message.reasoning == "***"
+    assert reply.message.reasoning_items == [{"type": "thinking", "thinking": "***"}]
