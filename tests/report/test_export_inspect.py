@@ -86,9 +86,9 @@ def test_tooltalk_run_reads_back_turn_by_turn(tooltalk_run: Path) -> None:
         results = [m for m in messages if m.role == "tool"]
         assert results and all(by_id[m.tool_call_id] == (m.function, m.metadata["section"])
                                for m in results)
-        score = sample.scores["tooltalk"]
-        assert score.value["success"] is record["scores"]["success"] is True
-        assert score.value["precision"] == record["scores"]["precision"]
+        score = sample.scores["success"]  # one Inspect score per metric
+        assert score.value is record["scores"]["success"] is True
+        assert sample.scores["precision"].value == record["scores"]["precision"]
         assert score.metadata["outcomes"] == record["scores"]["outcomes"]
         assert score.answer == turns[-1]["transcript"][-1]["content"]
         assert sample.output.completion == score.answer
@@ -196,9 +196,9 @@ def test_eval_zip_holds_the_same_log_with_summaries(demo_run: Path, tmp_path: Pa
     down = [s for s in summaries if s.error]
     assert [(s.id, s.scores) for s in down] == [("demo-calculate", None)] * 2
     up = next(s for s in summaries if s.id == "demo-add-item" and s.epoch == 1)
-    assert up.scores["demo"].value["success"] is True and up.message_count >= 3
+    assert up.scores["success"].value is True and up.message_count >= 3
     one = inspect_log.read_eval_log_sample(str(zipped), "demo-add-item", 2)
-    assert one.messages[-1].role == "assistant" and one.scores["demo"].answer
+    assert one.messages[-1].role == "assistant" and one.scores["success"].answer
 
 
 # -- AutoDE -------------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def test_autode_dialogue_and_call_read_back(tmp_path: Path) -> None:
         last = sample.messages[-1]
         assert last.role == "assistant"
         assert [c.function for c in last.tool_calls] == [record["output"]["called_api"]]
-        assert sample.scores["autode"].value["f1"] == record["scores"]["f1"]
+        assert sample.scores["f1"].value == record["scores"]["f1"]
     # the benchmark's mode label: toolscore's own protocol, as the run asked
     assert log.eval.metadata["toolscore"]["mode"] == "dynamic, strict (toolscore's own prompts)"
 
@@ -232,7 +232,7 @@ def test_acs_verdicts_and_agreement_read_back(tmp_path: Path) -> None:
     for sample in log.samples:
         record = records[(str(sample.id), 0)]
         assert [m.role for m in sample.messages] == ["user", "assistant"]
-        value = sample.scores["acs"].value
+        value = {name: score.value for name, score in sample.scores.items()}
         assert value == {k: v for k, v in record["scores"].items() if k in value}
         assert value["correct"] is record["scores"]["correct"]
     overall = (run.metrics or {})["report"]["overall"]
@@ -276,3 +276,27 @@ def test_a_run_stopped_before_its_end_is_a_started_log(demo_run: Path, tmp_path:
         (stopped / name).write_bytes((demo_run / name).read_bytes())
     log = inspect_log.read_eval_log(str(export_inspect(stopped, tmp_path / "stopped.json")))
     assert log.status == "started" and log.results is None and len(log.samples) == 12
+
+
+def test_samples_data_frame_has_one_column_per_metric(demo_run: Path, tmp_path: Path) -> None:
+    """Inspect's own data-frame reader gives each metric its own column (a scalar per sample),
+    not one JSON blob holding all of a record's scores."""
+    analysis = pytest.importorskip("inspect_ai.analysis")
+    target = export_inspect(demo_run, tmp_path / "demo.eval")
+    frame = analysis.samples_df(str(target))
+    records = stored(demo_run)
+    scored = next(r for r in records.values() if r.get("status") == "ok")
+    metrics = sorted(k for k, v in scored["scores"].items()
+                     if v is None or isinstance(v, (bool, int, float, str)))
+    assert metrics and all(f"score_{m}" in frame.columns for m in metrics)
+    assert not any(c == "score_demo" for c in frame.columns)
+    for _, row in frame.iterrows():
+        record = records[(str(row["metadata_toolscore_id"] if "metadata_toolscore_id" in row
+                              else row["id"]), int(row["epoch"]) - 1)]
+        if record.get("status") != "ok":
+            continue
+        for m in metrics:
+            got = row[f"score_{m}"]
+            assert not isinstance(got, (dict, str)) or isinstance(record["scores"][m], str)
+            if isinstance(record["scores"][m], (int, float)):
+                assert float(got) == float(record["scores"][m])

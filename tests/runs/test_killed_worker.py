@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support import standin_engine
-from support.cli import toolscore
+from support.cli import stop_lines, toolscore
 from support.procs import children
 
 pytestmark = [
@@ -53,8 +53,7 @@ def test_a_killed_worker_is_one_line_exit_3_and_the_resume_finishes(
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 3, err
-    lines = [line for line in err.splitlines()
-             if line.strip() and not line.startswith("progress:")]
+    lines = stop_lines(err)
     assert len(lines) == 1 and "Traceback" not in err, err
     assert lines[0].startswith(f"stopped: worker 2/3 (pid {workers[1]}) died of {sig.name} ")
     assert " samples finished and are kept in " in lines[0]

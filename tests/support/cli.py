@@ -45,3 +45,10 @@ def assert_user_error(done: subprocess.CompletedProcess[str], message: str) -> N
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("error: ") and message in lines[0], lines[0]
+
+
+def stop_lines(stderr: str) -> list[str]:
+    """What a stopped run said on stderr besides its progress lines and its first line (where
+    model replies are cached): the lines a user reads to learn why it stopped."""
+    return [line for line in stderr.splitlines()
+            if line.strip() and not line.startswith(("progress:", "model replies are cached"))]

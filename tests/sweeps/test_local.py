@@ -58,8 +58,8 @@ def test_index_runs_one_unit_and_status_sees_the_rest_pending(tmp_path: Path) ->
     oracle = demo_oracle()
     with FakeOpenAIServer(oracle.responder) as srv:
         plan = write_plan(tmp_path, srv.base_url, units=3)
-        doc = json_doc(toolscore("sweep", "run", str(plan), "--index", "1", "--json",
-                                 cwd=tmp_path, env=KEY))
+        doc = json_doc(toolscore("sweep", "run", str(plan), "--index", "1", "--slots", "3",
+                                 "--json", cwd=tmp_path, env=KEY))
         assert [u["index"] for u in doc["units"]] == [1] and doc["counts"] == {"done": 1}
         assert srv.requests == oracle.calls
         status = json_doc(toolscore("sweep", "status", str(plan), "--json", cwd=tmp_path))

@@ -125,6 +125,10 @@ class RunContract:
     # further sources the benchmark reads besides its dataset (DatasetSource each, found and
     # downloaded the same way; ``toolscore data NAME`` knows them too)
     dataset_extras: ClassVar[tuple[Any, ...]] = ()
+    # the models of the parts the benchmark plays, by role ("assistant", "user", "judge"):
+    # "model" (the run's --model) or the option naming that role's model; ``--role ROLE=X``
+    # sets it
+    roles: ClassVar[dict[str, str]] = {"assistant": "model"}
     # the model a run uses when none is named; None (most benchmarks): naming one is required,
     # as a measurement of a model nobody chose is worse than a one-line error
     default_model: ClassVar[str | None] = None
@@ -279,6 +283,13 @@ class ReportView:
         """The rows of the headline table (split or group -> metrics) from ``scores.json``;
         ``columns`` are looked up in each. Default: every dict-valued entry."""
         return {k: v for k, v in metrics.items() if isinstance(v, dict)}
+
+    @classmethod
+    def board_columns(cls, metrics: dict[str, Any]) -> dict[str, Any]:
+        """Figures a leaderboard shows for a run beside its headline metric, from
+        ``scores.json`` (column label -> a number, or text as the benchmark prints it; None
+        when not measured), e.g. a leaderboard's own summary columns. Default: none."""
+        return {}
 
     def record_view(self, record: dict[str, Any]) -> dict[str, Any]:
         """What one record looks like to a reader (HTML report, export): a short summary and

@@ -17,6 +17,7 @@ from rich.markup import escape
 from toolscore.data import DataNotFound
 from toolscore.entrypoints import ExtensionError
 from toolscore.records import RunStoreError
+from toolscore.records.paths import check_output_path
 from toolscore.report.export.table import printable
 
 err = Console(stderr=True)
@@ -24,9 +25,10 @@ err = Console(stderr=True)
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ValueError, FileNotFoundError, LookupError, DataNotFound, RunStoreError, ExtensionError,
     ImportError)
-# Exit codes: 0 done; 2 a mistake in what was asked (bad option, bad input file: one line);
-# 3 the run finished but some samples ended in an infrastructure error (kept in samples.jsonl,
-# left out of the scores): resuming the run directory retries exactly those.
+# Exit codes: 0 done; 1 a CI gate failed (--fail-under, --fail-on-regression); 2 a mistake in
+# what was asked (bad option, bad input file: one line); 3 the run finished but some samples
+# ended in an infrastructure error (kept in samples.jsonl, left out of the scores): resuming the
+# run directory retries exactly those.
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 # ``toolscore --debug``: the traceback behind a one-line error is printed too (a condition
@@ -249,3 +251,89 @@ def task_options(pairs: tuple[str, ...] | list[str], own: set[str] | None = None
         else:
             out[name] = value
     return out
+
+
+# Gates for continuous integration (toolscore.report.gates): checked once the run directory is
+# complete and the results are printed; a failed gate is one line on stderr and exit code 1.
+EXIT_GATE = 1
+FAIL_UNDER_HELP = ("Exit 1 when headline metric METRIC (as the report names it, e.g. success, "
+                   "or its scores.json key) is below VALUE (0.5 or 50%), over the whole run or "
+                   "with METRIC@SPLIT in one split; checked after everything is written; "
+                   "repeatable.")
+JUNIT_HELP = ("Also write JUnit XML to FILE for CI: one testcase per (sample, epoch), a "
+              "failure when it failed the benchmark's pass/fail metric, an error when it "
+              "ended in an infrastructure error; gates as testcases too.")
+
+
+def check_gate_options(fail_under: tuple[str, ...] | list[str], junit: Path | None,
+                       shard: str | None = None) -> list[Any]:
+    """``--fail-under`` and ``--junit`` read before anything runs (a bad VALUE, or a JUnit
+    file that is a run's own file, is a one-line error now, not after the run). A shard sees
+    only its part of the run: no gate, no JUnit file with ``--shard``."""
+    from toolscore.report.gates import parse_floors
+
+    check_output_path(junit, "--junit")
+    floors = parse_floors(fail_under)
+    if shard and (floors or junit is not None):
+        raise ValueError("--fail-under and --junit with --shard: a shard sees only its part of "
+                         "the run; once every shard has finished, use toolscore report RUN_DIR "
+                         "--fail-under ... --junit FILE")
+    return floors
+
+
+def run_gates(run_dir: str | Path, floors: list[Any], junit: Path | None,
+              doc: dict[str, Any] | None = None) -> tuple[list[Any], str | None]:
+    """The floors checked against the run in ``run_dir`` and its JUnit file written (read
+    once); ``(results, usage problem)``, the problem (an unknown metric) to be reported with
+    :func:`fail` once the results are printed. ``doc`` (the command's --json document) gets
+    the results as ``gates``."""
+    if not floors and junit is None:
+        return [], None
+    from toolscore.report.gates import check_floors, read_run
+
+    run = read_run(run_dir)
+    try:
+        gates, problem = check_floors(run, floors), None
+    except ValueError as e:
+        gates, problem = [], str(e)
+    if doc is not None and floors and problem is None:
+        doc["gates"] = [g.to_dict() for g in gates]
+    if junit is not None:
+        from toolscore.report.junit import run_junit, write_junit
+
+        try:
+            path = write_junit(run_junit(run, gates), junit)
+        except OSError as e:
+            fail(f"--junit {junit}: cannot be written ({e})")
+        err.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
+    return gates, problem
+
+
+def say_gates(gates: list[Any], problem: str | None = None) -> None:
+    """One line on stderr per gate that did not pass; a usage problem is :func:`fail`."""
+    if problem is not None:
+        fail(problem)
+    for g in gates:
+        if not g.passed:
+            err.print(g.line, highlight=False, soft_wrap=True, markup=False)
+
+
+def exit_on_gates(gates: list[Any]) -> None:
+    if any(not g.passed for g in gates):
+        raise SystemExit(EXIT_GATE)
+
+
+def print_run(doc: dict[str, Any], json_out: bool) -> None:
+    """A run's document (``run``, ``score``): one JSON document, or the summary tables."""
+    if json_out:
+        emit_json(doc)
+        return
+    from toolscore.report.tables import print_run_summary
+
+    console = stdout()
+    print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"),
+                      run_dir=doc.get("run_dir"))
+    if doc.get("run_dir"):
+        console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
+    if doc.get("html_report"):
+        console.print(f"HTML report: {doc['html_report']}", highlight=False, soft_wrap=True)

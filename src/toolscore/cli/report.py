@@ -6,7 +6,6 @@ document; a user mistake is one line on stderr and exit code 2.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -15,101 +14,21 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from toolscore.cli.common import USER_ERRORS, emit_json, err
+from toolscore.cli.common import (
+    FAIL_UNDER_HELP,
+    JUNIT_HELP,
+    USER_ERRORS,
+    check_gate_options,
+    emit_json,
+    err,
+    exit_on_gates,
+    run_gates,
+    say_gates,
+)
 from toolscore.cli.common import fail as _fail
 from toolscore.records.paths import check_output_path
-
-MAX_FLIPS_SHOWN = 20
-
-
-def _num(value: Any, pct: bool, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    if pct:
-        return f"{100 * value:.{digits}f}%"
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-# -- compare ---------------------------------------------------------------------------------
-def _diff_cell(m: dict[str, Any], pct: bool) -> str:
-    if m["diff"] is None:
-        return "-"
-    return f"{_num(m['diff'], pct)} [{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}]"
-
-
-def _comparison_table(title: str, rows: list[dict[str, Any]], a: str, b: str,
-                      with_definition: bool) -> Table:
-    table = Table(title=escape(title), title_justify="left")
-    columns = [("metric", "left"), ("A", "right"), ("B", "right"),
-               ("diff [95% CI]", "right"), ("test", "left"), ("p", "right")]
-    if with_definition:
-        columns.append(("definition", "left"))
-    for col, justify in columns:
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for m in rows:
-        pct = m["rate"]
-        cells = [escape(str(m["metric"])), _num(m[a], pct), _num(m[b], pct), _diff_cell(m, pct),
-                 m["test"] or "-", _p(m["p_value"])]
-        if with_definition:
-            cells.append(escape(m.get("definition") or ""))
-        table.add_row(*cells)
-    return table
-
-
-def print_comparison(console: Console, result: dict[str, Any]) -> None:
-    a, b = result["run_a"], result["run_b"]
-    title = (
-        f"A = {a['model']} ({a['path']})  vs  B = {b['model']} ({b['path']}) · "
-        f"{result['shared']} shared (sample, epoch) pairs · diff = B - A, 95% bootstrap CI "
-        f"resampling {result['bootstrap'].get('resampled', '(sample, epoch) pairs')}"
-    )
-    console.print(escape(title), highlight=False, soft_wrap=True)
-    if result.get("headline"):
-        console.print(_comparison_table(
-            "headline metrics, as the benchmark computes them (its micro averages where it "
-            "sums counts)", result["headline"], "value_a", "value_b", True))
-    if result.get("per_sample"):
-        console.print(_comparison_table(
-            "per-sample scores: mean over (sample, epoch) pairs (not the benchmark's "
-            "aggregation where it sums counts)", result["per_sample"], "mean_a", "mean_b",
-            False))
-    for split, m in (result.get("by_split") or {}).items():
-        if m["diff"] is None:
-            continue
-        pct = m["rate"]
-        console.print(
-            f"  {escape(split)}: {escape(m['metric'])} {_num(m['mean_a'], pct)} -> "
-            f"{_num(m['mean_b'], pct)}, diff {_num(m['diff'], pct)} "
-            f"[{_num(m['ci_low'], pct)}, {_num(m['ci_high'], pct)}], "
-            f"{m['test']} p {_p(m['p_value'])} (n {m['n']})",
-            highlight=False,
-        )
-    flips = result.get("flips")
-    if flips:
-        for key, label in (
-            ("fail_a_pass_b", "fail in A, pass in B"),
-            ("pass_a_fail_b", "pass in A, fail in B"),
-        ):
-            items = flips[key]
-            names = ", ".join(f"{f['id']}#{f['epoch']}" for f in items[:MAX_FLIPS_SHOWN])
-            more = (
-                f" … and {len(items) - MAX_FLIPS_SHOWN} more"
-                if len(items) > MAX_FLIPS_SHOWN
-                else ""
-            )
-            console.print(
-                f"{escape(flips['metric'])} {label}: {len(items)}"
-                + (f" ({escape(names)}{more})" if items else ""),
-                highlight=False,
-            )
-    for w in result["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
+from toolscore.report.compare_table import num as _num
+from toolscore.report.compare_table import print_comparison
 
 
 @click.command("compare")
@@ -133,22 +52,49 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
 )
 @click.option("--seed", "seed", type=int, default=0, help="Bootstrap seed.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--fail-on-regression", is_flag=True,
+              help="Exit 1 when RUN_B is significantly worse than RUN_A (the base) on the "
+                   "primary metric (each --metric if given): worse, with the paired test's p "
+                   "below --alpha; one line per failed gate on stderr.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level of --fail-on-regression and of --junit's gates.")
+@click.option("--junit", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Also write JUnit XML to FILE for CI: one testcase per regression gate.")
 def compare(run_a: Path, run_b: Path, metric: list[str] | None, test: str, resamples: int,
-            seed: int, json_out: bool) -> None:
+            seed: int, json_out: bool, fail_on_regression: bool, alpha: float,
+            junit: Path | None) -> None:
     """Paired comparison of two runs: the benchmark's headline metrics and the per-sample
     scores, with differences, CIs, tests, flipped samples and warnings."""
     from toolscore.report.compare import compare_runs
+    from toolscore.report.gates import check_regression
 
     try:
+        check_gate_options((), junit)
+        if not 0.0 < alpha < 1.0:
+            raise ValueError(f"--alpha {alpha}: must be between 0 and 1 (e.g. 0.05)")
         result = compare_runs(run_a, run_b, metrics=metric or None, continuous_test=test,
                               n_resamples=resamples, seed=seed)
+        gates = check_regression(result, alpha, metric) if fail_on_regression or junit else []
     except USER_ERRORS as e:
         _fail(str(e))
         return
+    if fail_on_regression:
+        result["gates"] = [g.to_dict() for g in gates]
+    if junit is not None:
+        from toolscore.report.junit import compare_junit, write_junit
+
+        try:
+            err.print(f"wrote {write_junit(compare_junit(result, gates), junit)}",
+                      highlight=False, soft_wrap=True, markup=False)
+        except OSError as e:
+            _fail(f"--junit {junit}: cannot be written ({e})")
     if json_out:
         emit_json(result)
     else:
         print_comparison(Console(), result)
+    if fail_on_regression:
+        say_gates(gates)
+        exit_on_gates(gates)
 
 
 # -- report ----------------------------------------------------------------------------------
@@ -350,9 +296,12 @@ def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
     help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost "
     "per role. Models not in it are listed as unpriced.",
 )
-def report(
-    run_dir: Path, seed: int, json_out: bool, html_out: Path | None, prices_file: Path | None
-) -> None:
+@click.option("--fail-under", "fail_under", multiple=True, metavar="METRIC=VALUE",
+              help=FAIL_UNDER_HELP)
+@click.option("--junit", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help=JUNIT_HELP)
+def report(run_dir: Path, seed: int, json_out: bool, html_out: Path | None,
+           prices_file: Path | None, fail_under: tuple[str, ...], junit: Path | None) -> None:
     """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens
     and (with --prices) cost per model role."""
     from toolscore.report.overview import run_overview
@@ -360,6 +309,7 @@ def report(
 
     try:
         check_output_path(html_out, "--html")
+        floors = check_gate_options(fail_under, junit)
         prices = load_prices(prices_file) if prices_file is not None else None
         if html_out is None:
             doc = run_overview(run_dir, seed=seed, prices=prices)
@@ -368,6 +318,7 @@ def report(
 
             page, doc = write_report(run_dir, html_out, seed=seed, prices=prices)
             err.print(f"wrote {page}", highlight=False, soft_wrap=True)
+        gates, problem = run_gates(run_dir, floors, junit, doc)
     except USER_ERRORS + (OSError,) as e:  # OSError: --html FILE cannot be written
         _fail(str(e))
         return
@@ -375,6 +326,8 @@ def report(
         emit_json(doc)
     else:
         print_overview(Console(), doc)
+    say_gates(gates, problem)
+    exit_on_gates(gates)
 
 
 COMMANDS = [compare, report]

@@ -1,8 +1,9 @@
 """``toolscore sweep plan | run | status``: many runs from one plan file.
 
 ``run`` is safe to repeat: every unit's run directory is named by its configuration, so a
-second submission resumes what is unfinished and leaves finished runs alone. ``run --index I``
-runs one unit, which is all a SLURM job array or a Kubernetes indexed Job needs.
+second submission resumes what is unfinished and leaves finished runs alone. ``run --index I
+--slots N`` runs one unit, which is all a SLURM job array or a Kubernetes indexed Job needs;
+N (how many tasks run at once) sets the unit's fixed share of each provider limit.
 """
 
 from __future__ import annotations
@@ -61,17 +62,35 @@ def plan_command(plan: Path, out: Path | None, json_out: bool, allow_outside: bo
 @click.option("--workers", type=int, default=4, show_default=True,
               help="Units run at once (local executor).")
 @click.option("--index", type=int, default=None,
-              help="Run only unit I (0-based), in this process: one task of a job array.")
+              help="Run only unit I (0-based), in this process: one task of a job array "
+                   "(needs --slots).")
+@click.option("--slots", type=int, default=None, metavar="N",
+              help="With --index: how many tasks of the job array run at once, e.g. the 8 of "
+                   "SLURM's --array=0-399%8 (SLURM does not export it; SLURM_ARRAY_TASK_MAX "
+                   "is the highest index) or a Kubernetes indexed Job's parallelism (not "
+                   "exported either). Each unit gets floor(limit / S) permits (at least 1) of "
+                   "every limited provider it uses, S = min(N, limit, units of the plan using "
+                   "that provider), and a concurrency of min(max_concurrency, its share of its "
+                   "own model's provider). Keep N at or below the limit: past it every task "
+                   "still takes 1 permit.")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True, help="A process pool here, or Ray tasks (extra 'ray').")
 @click.option("--address", default=None,
               help="Ray cluster address (e.g. auto); default: start a local Ray instance.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
 @ALLOW_OUTSIDE
-def run_command(plan: Path, workers: int, index: int | None, executor: str,
-                address: str | None, json_out: bool, allow_outside: bool) -> None:
+def run_command(plan: Path, workers: int, index: int | None, slots: int | None,
+                executor: str, address: str | None, json_out: bool,
+                allow_outside: bool) -> None:
     """Run every unit of PLAN not yet finished (finished ones are skipped, partial ones
-    resumed). Exit code 3 when some unit ended in errors or failed."""
+    resumed). Exit code 3 when some unit ended in errors or failed.
+
+    \b
+    As a job array, one unit per task: --index I --slots N. With
+    `limits: {openai: 16}`, `max_concurrency: 8` and 8 tasks at once
+    (--array=0-399%8, --slots 8), each unit holds 16 // 8 = 2 permits
+    of openai and plays 2 samples at a time; with --slots 2, 8 permits
+    and 8 samples."""
     from toolscore.sweeps.local import run_local, run_one
     from toolscore.sweeps.plan import load_plan
 
@@ -80,9 +99,16 @@ def run_command(plan: Path, workers: int, index: int | None, executor: str,
             err.print(_result_line(result), highlight=False, soft_wrap=True, markup=False)
 
     with UserErrors():
+        if (index is None) != (slots is None):
+            raise ValueError("--index I and --slots N go together: N is how many tasks of "
+                             "the job array run at once (the %N of SLURM's --array, a "
+                             "Kubernetes Job's parallelism), which the scheduler does not "
+                             "tell its tasks" if slots is None else
+                             "--slots applies to --index (a job array's tasks); the local "
+                             "executor has --workers")
         manifest = load_plan(plan, allow_outside)
         if index is not None:
-            results = [run_one(manifest, index)]
+            results = [run_one(manifest, index, slots)]
             show(results[0])
         elif executor == "ray":
             from toolscore.sweeps.ray_executor import run_ray
@@ -107,9 +133,12 @@ def _result_line(r: dict[str, Any]) -> str:
     where = f"unit {r['index']}" + (f" shard {r['shard']}" if r.get("shard") else "")
     if r["state"] in ("failed", "busy"):
         return f"{where}: {r['state']}: {r.get('message', '')}"
+    share = "".join(f", {g} permits {n}" for g, n in sorted((r.get("permits") or {}).items()))
+    if "max_concurrency" in r:
+        share = f", concurrency {r['max_concurrency']}{share}"
     return (f"{where}: {r['state']} ({r.get('run_now', 0)} run, {r.get('skipped', 0)} already "
             f"done, {r.get('errors', 0)} errors, {r.get('calls', 0)} model calls, "
-            f"{r.get('wall_s', 0):.1f}s) {r['run_dir']}")
+            f"{r.get('wall_s', 0):.1f}s{share}) {r['run_dir']}")
 
 
 @sweep_group.command("status")

@@ -9,6 +9,10 @@ are never part of a cache identity, so they never reach the key or the file.
 SQLite in WAL mode is used because several processes (parallel runs, a resume while a report
 reads) may share one cache file, and because a killed process must not corrupt it: each ``put``
 is its own committed transaction, so at worst the reply being written is lost.
+
+Entries never expire by default (a re-run replays them, which is what makes it free and
+resumable). ``max_age_s`` (``--cache-expiry``, ``$TOOLSCORE_CACHE_EXPIRY``) makes older
+entries misses: the model is asked again and the fresh reply replaces the old one.
 """
 
 from __future__ import annotations
@@ -27,6 +31,38 @@ from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
 log = safe_logger("toolscore.models")  # endpoint text in warnings is shown, never obeyed
+
+#: where an expiry comes from when a cache is opened without one (``--cache-expiry`` sets it,
+#: so that every cache a run opens, in this process and its workers, honours it)
+EXPIRY_ENV = "TOOLSCORE_CACHE_EXPIRY"
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
+
+
+def parse_expiry(text: str, where: str = "--cache-expiry") -> float | None:
+    """A cache expiry in seconds: a number with a unit (``90s``, ``30m``, ``12h``, ``7d``,
+    ``2w``; a bare number is seconds), or ``never`` (None). A bad value is a one-line
+    ValueError naming ``where``."""
+    value = text.strip().lower()
+    if value in ("never", "none", ""):
+        return None
+    unit = value[-1] if value[-1] in _UNITS else "s"
+    number = value[:-1] if value[-1] in _UNITS else value
+    try:
+        seconds = float(number) * _UNITS[unit]
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"{where} {text!r}: a duration such as 90s, 30m, 12h, 7d or 2w "
+                         "(or never)")
+    return seconds
+
+
+def expiry_from_env() -> float | None:
+    import os
+
+    raw = os.environ.get(EXPIRY_ENV, "")
+    return parse_expiry(raw, EXPIRY_ENV) if raw.strip() else None
+
 
 #: Bumped when the key layout or the stored reply format changes; old entries then miss.
 CACHE_VERSION = 1
@@ -144,8 +180,12 @@ class ResponseCache:
     answer uncached. Each kind of fault is said once, naming the file.
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0):
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0,
+                 max_age_s: float | None = None):
         self.path = Path(path)
+        # entries older than this are misses (None: ``$TOOLSCORE_CACHE_EXPIRY``, else never)
+        self.max_age_s = max_age_s if max_age_s is not None else expiry_from_env()
+        self.expired = 0
         self._lock = threading.Lock()
         self._warned: set[str] = set()
         self.hits = 0
@@ -219,8 +259,12 @@ class ResponseCache:
             return None
         try:
             with self._lock:
-                row = self._conn.execute("SELECT reply FROM replies WHERE key = ?",
+                row = self._conn.execute("SELECT reply, created FROM replies WHERE key = ?",
                                          (key,)).fetchone()
+            if (row is not None and self.max_age_s is not None
+                    and float(row[1] or 0) < time.time() - self.max_age_s):
+                self.expired += 1
+                row = None
             reply = None if row is None else Reply.from_dict(json.loads(row[0]))
         # RecursionError: JSON nested deeper than the decoder goes, which is a damaged row
         # like any other (a sample must not fail for it)

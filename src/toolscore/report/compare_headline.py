@@ -70,6 +70,7 @@ def compare_headline_metric(m: IntervalMetric, pairs: list[Pair], groups: list[s
     row: dict[str, Any] = {
         "metric": m.label, "key": m.key, "definition": definition(m),
         "kind": "ratio" if m.denominator is not None else "mean", "rate": m.kind == "rate",
+        "numerator": m.numerator, "higher_is_better": m.higher_is_better,
         "n": len(used), "n_samples": n_samples,
         "resampled": "samples" if grouped and n_samples < len(used) else "(sample, epoch) pairs"}
     empty = {"value_a": None, "value_b": None, "diff": None, "ci_low": None, "ci_high": None,

@@ -32,6 +32,7 @@ from toolscore.runs.identity import (
     slug,
 )
 from toolscore.runs.loaded import Run, load_run, summary_dict
+from toolscore.runs.progress import cache_notice
 from toolscore.runs.rebuild import check_trusted, rebuild_benchmark, refuse_withheld
 from toolscore.runs.runner import (
     RunOptions,
@@ -251,9 +252,11 @@ async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: Run
     run_options = RunOptions.of(run, how)
     # a wrong address: one line now, not after every retry (only for a model with an endpoint
     # to check, and only when there is work: a complete run is read, not rerun)
-    if (client is not None and getattr(client.model, "preflight", None) is not None
-            and (new or pending(bench, store, run_options)[1])):
+    work = client is not None and (new or bool(pending(bench, store, run_options)[1]))
+    if work and client is not None and getattr(client.model, "preflight", None) is not None:
         await client.preflight()
+    if work:
+        cache_notice(how.progress, how.cache)
     if new:
         identity = client.model.cache_identity() if client is not None else {}
         config = new_run_config(bench, run, how, identity)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import time
 from typing import Any, Protocol, TextIO
@@ -23,6 +24,19 @@ class _Counts(Protocol):
     done: int
     errors: int
     usage: Any
+
+
+def cache_notice(progress: bool | str | None, cache: str | os.PathLike[str] | None,
+                 stream: TextIO | None = None) -> None:
+    """The first line of a run that will call a model through a cache: where replies are
+    cached and how to get fresh ones (said only where progress is shown)."""
+    if mode_of(progress) == "off" or cache is None:
+        return
+    expiry = os.environ.get("TOOLSCORE_CACHE_EXPIRY", "").strip()
+    when = (f"those older than {expiry} are asked again" if expiry and expiry != "never"
+            else "a re-run replays them at no cost")
+    (stream or sys.stderr).write(f"model replies are cached in {cache} ({when}; --no-cache or "
+                                 "--cache-expiry DURATION for fresh samples)\n")
 
 
 def mode_of(progress: bool | str | None) -> str:

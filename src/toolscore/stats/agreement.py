@@ -118,6 +118,14 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],
         if u not in index or v not in index:
             raise ValueError(f"label {u if u not in index else v!r} is not in labels")
         table[index[u], index[v]] += 1
+    return kappa_of_table(table)
+
+
+def kappa_of_table(table: np.ndarray) -> float:
+    """Cohen's kappa from a float table of counts (rows: the first rater's labels, columns:
+    the second's, in one order); ``nan`` when chance agreement is 1. Divides ``table`` in
+    place. The one computation of :func:`cohen_kappa`, so any caller that counts the table
+    itself gets the same float."""
     table /= table.sum()
     observed = float(np.trace(table))
     expected = float(table.sum(axis=1) @ table.sum(axis=0))

@@ -17,13 +17,13 @@ can resample whole *clusters* (e.g. requests) instead of rows: pass ``clusters``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from toolscore.stats.agreement import bootstrap_ci, cohen_kappa
+from toolscore.stats.agreement import cohen_kappa, kappa_of_table, percentile_interval
 
 #: Metric names in display order.
 METRICS = ("coverage", "accuracy", "accuracy_all", "balanced_accuracy", "accuracy_pos",
@@ -162,36 +162,111 @@ class ClassificationReport:
                               "resampled": "clusters" if self.clustered else "rows"}}
 
 
+def _units(size: int, clusters: list[Hashable] | None) -> list[np.ndarray]:
+    """The rows of each resampling unit: one row each, or the rows of each cluster (clusters
+    in order of first appearance)."""
+    if clusters is None:
+        return [np.array([i]) for i in range(size)]
+    index: dict[Hashable, list[int]] = {}
+    for i, c in enumerate(clusters):
+        index.setdefault(c, []).append(i)
+    return [np.array(v) for v in index.values()]
+
+
+def resampled_metrics_loop(g: np.ndarray, p: np.ndarray, units: list[np.ndarray],
+                           n_resamples: int, seed: int) -> dict[str, np.ndarray]:
+    """Every metric of each bootstrap resample of ``units``, one resample at a time: the
+    definition :func:`resampled_metrics` computes in blocks (kept to check it against).
+
+    The resamples are ``bootstrap_ci``'s draws over the unit ids (one seeded stream, a row of
+    unit ids per resample); each resample gathers its units' rows and runs
+    :func:`_metrics_arrays` on them."""
+    rng = np.random.default_rng(seed)
+    rows = [_metrics_arrays(g[r], p[r]) for r in
+            (np.concatenate([units[u] for u in rng.integers(0, len(units), size=len(units))])
+             for _ in range(n_resamples if units else 0))]
+    return {name: np.array([m[name] for m in rows], dtype=float) for name in METRICS}
+
+
+# The cells a row falls in: abstained, then (human, judge) = (1, 1), (1, 0), (0, 1), (0, 0).
+_CELLS = 5
+BLOCK = 256  # resamples drawn and counted at once (256 x units ids) ...
+GATHERED = 1 << 22  # ... fewer when their gathered counts would pass 4M values (32 MB)
+
+
+def _cells(g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    gi, pi = g.astype(np.int64), p.astype(np.int64)
+    return np.where(pi < 0, 0, 1 + 2 * (1 - gi) + (1 - pi))
+
+
+def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` as floats, ``nan`` where ``den`` is 0 (:func:`_ratio`, element-wise)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den != 0, num.astype(float) / np.where(den != 0, den, 1).astype(float),
+                        _NAN)
+
+
+def _kappas(confusion: np.ndarray) -> np.ndarray:
+    """Kappa of each row of (n x 4) counts (1, 1), (1, 0), (0, 1), (0, 0): once per distinct
+    table, by the same float operations as :func:`cohen_kappa` (its chance term is a dot
+    product, which BLAS may fuse; repeating it keeps every last digit)."""
+    tables, back = np.unique(confusion, axis=0, return_inverse=True)
+    values = np.array([kappa_of_table(t.reshape(2, 2).astype(float)) if t.sum() else _NAN
+                       for t in tables], dtype=float)
+    return values[back.reshape(-1)]
+
+
+def _metrics_counts(c: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`_metrics_arrays` of many resamples from their cell counts (n x 5): the same
+    integers divided the same way, so the same floats."""
+    abstained, tp, fn, fp, tn = c.T
+    n = c.sum(axis=1)
+    nd = n - abstained
+    right = tp + tn
+    acc_pos, acc_neg = _divide(tp, tp + fn), _divide(tn, fp + tn)
+    # sum(parts) / len(parts) over the defined ones: 0 + x + y is x + y, and x / 1 is x
+    balanced = np.where(np.isnan(acc_pos), acc_neg,
+                        np.where(np.isnan(acc_neg), acc_pos, (acc_pos + acc_neg) / 2))
+    return {"coverage": _divide(nd, n), "accuracy": _divide(right, nd),
+            "accuracy_all": _divide(right, n), "balanced_accuracy": balanced,
+            "accuracy_pos": acc_pos, "accuracy_neg": acc_neg,
+            "predicted_pos_rate": _divide(tp + fp, nd), "kappa": _kappas(c[:, 1:])}
+
+
+def resampled_metrics(g: np.ndarray, p: np.ndarray, units: list[np.ndarray],
+                      n_resamples: int, seed: int) -> dict[str, np.ndarray]:
+    """:func:`resampled_metrics_loop`, number for number, without a Python loop per resample.
+
+    Each unit's rows are counted once per cell (abstained and the four (human, judge) pairs);
+    a block of resamples is drawn from the same stream in one call (numpy fills a block of
+    rows with the draws it gives the rows one at a time) and each resample's cell counts are
+    the sums of its units' counts. Every metric is a ratio of those integers, so the floats
+    are the loop's to the last digit."""
+    if not units or n_resamples < 1:
+        return {name: np.array([], dtype=float) for name in METRICS}
+    unit = np.concatenate([np.full(len(rows), u) for u, rows in enumerate(units)])
+    counts = np.zeros((len(units), _CELLS), dtype=np.int64)
+    np.add.at(counts, (unit, _cells(g, p)[np.concatenate(units)]), 1)
+    rng = np.random.default_rng(seed)
+    block = max(1, min(BLOCK, GATHERED // (len(units) * _CELLS)))
+    blocks = [counts[rng.integers(0, len(units), size=(min(block, n_resamples - start),
+                                                       len(units)))].sum(axis=1)
+              for start in range(0, n_resamples, block)]
+    return _metrics_counts(np.concatenate(blocks))
+
+
 def _group_report(g: np.ndarray, p: np.ndarray, clusters: list[Hashable] | None,
                   n_resamples: int, confidence: float, seed: int) -> GroupReport:
     point = _metrics_arrays(g, p)
-    if clusters is None:
-        units = [np.array([i]) for i in range(g.size)]
-    else:
-        index: dict[Hashable, list[int]] = {}
-        for i, c in enumerate(clusters):
-            index.setdefault(c, []).append(i)
-        units = [np.array(v) for v in index.values()]
-
-    # bootstrap_ci draws the same resamples for every metric (same seed), so each resample's
-    # metrics are computed once and looked up for the others.
-    memo: dict[bytes, dict[str, float]] = {}
-
-    def stat(name: str) -> Callable[[np.ndarray], float]:
-        def f(picked: np.ndarray) -> float:
-            key = picked.tobytes()
-            if key not in memo:
-                rows = np.concatenate([units[u] for u in picked])
-                memo[key] = _metrics_arrays(g[rows], p[rows])
-            return memo[key][name]
-        return f
-
-    ids = np.arange(len(units))
+    if n_resamples > 0 and not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    # every metric's interval is bootstrap_ci's over the same resamples (same seed)
+    boot = (resampled_metrics(g, p, _units(g.size, clusters), n_resamples, seed)
+            if n_resamples > 0 else None)
     out: dict[str, Estimate] = {}
     for name in METRICS:
-        low, high = (bootstrap_ci(ids, stat(name), n_resamples=n_resamples,
-                                  confidence=confidence, seed=seed)
-                     if n_resamples > 0 else (_NAN, _NAN))
+        low, high = (percentile_interval(boot[name], confidence) if boot is not None
+                     else (_NAN, _NAN))
         out[name] = Estimate(point[name], low, high)
     return GroupReport(n=int(g.size), decided=int((p >= 0).sum()), positives=int(g.sum()),
                        metrics=out)

@@ -11,6 +11,11 @@ judge (:func:`groups_of` finds which limited providers a unit may call).
   gets a fixed share: ``limit // slots`` of every provider it uses, where ``slots`` is how
   many units using that provider may run at once, so the shares add up to at most the limit.
   A process-local limiter of that size bounds its calls, judge and user calls included.
+  For ``--index`` jobs, how many tasks run at once is ``--slots N`` (neither SLURM nor a
+  Kubernetes indexed Job tells its tasks), so ``slots = min(N, limit, units using it)`` and
+  the unit's own concurrency is ``min(max_concurrency, share)``: ``limits: {openai: 16}``,
+  ``max_concurrency: 8`` and ``--slots 8`` give each task 2 permits and 2 samples in flight.
+  A share is at least 1, so with N above the limit the tasks together exceed it.
 """
 
 from __future__ import annotations

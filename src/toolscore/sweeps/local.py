@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.runs.workers import start_context
-from toolscore.sweeps.limits import concurrency, shares, slots
+from toolscore.sweeps.limits import concurrency, shares
+from toolscore.sweeps.limits import slots as slots_per_group
 from toolscore.sweeps.plan import Manifest, Unit
 from toolscore.sweeps.unit import run_unit
 
@@ -88,15 +89,25 @@ def pool_context(manifest: Manifest) -> Any:
     return start_context(preload(manifest))
 
 
-def run_one(manifest: Manifest, index: int) -> dict[str, Any]:
-    """Unit ``index`` in this process (``sweep run --index I``). Other units may be running
-    at the same time as other jobs, so it takes the smallest share of each provider it uses:
-    ``limit // units using that provider``."""
+def run_one(manifest: Manifest, index: int, slots: int | None = None) -> dict[str, Any]:
+    """Unit ``index`` in this process (``sweep run --index I --slots N``), one task of a job
+    array of which at most ``slots`` run at once (None: every unit of the plan may).
+
+    The tasks share no machine, so each takes a fixed share of every limited provider it
+    uses: ``max(1, limit // min(slots, limit, units of the plan using it))`` permits, and a
+    concurrency of ``min(max_concurrency, its share of its own model's provider)`` (see
+    :mod:`.limits`). The result says which (``max_concurrency``, ``permits``)."""
     if not 0 <= index < len(manifest.units):
         raise ValueError(f"--index {index}: the plan has units 0 to {len(manifest.units) - 1}")
+    if slots is not None and slots < 1:
+        raise ValueError(f"--slots {slots}: at least one task runs at once")
     unit = manifest.units[index]
-    share = slots(manifest, manifest.units, len(manifest.units))
-    return run_unit(unit.to_dict(), settings(manifest, unit, share))
+    at_once = slots_per_group(manifest, manifest.units,
+                              len(manifest.units) if slots is None else slots)
+    how = settings(manifest, unit, at_once)
+    result = run_unit(unit.to_dict(), how)
+    return {**result, "max_concurrency": how["max_concurrency"],
+            "permits": {g: n for g, (_, n) in how["limits"].items()}}
 
 
 def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None = None,

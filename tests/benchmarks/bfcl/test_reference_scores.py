@@ -7,7 +7,6 @@ them, recorded by ``tests/reference/bfcl/record_scores.py``)."""
 from __future__ import annotations
 
 import csv
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,6 @@ from toolscore.benchmarks.bfcl.benchmark import BFCLBenchmark
 from toolscore.benchmarks.bfcl.results import score_result_files
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "bfcl_results"
-STAND_IN = getattr(importlib.import_module("toolscore.benchmarks.bfcl.checker"), "__file__",
-                   None) is None
-pytestmark = pytest.mark.skipif(STAND_IN, reason="toolscore's BFCL checker is not in this tree "
-                                "yet; the verdicts are its to give")
 KEPT = ("id", "valid", "error", "error_type")
 # leaderboard table -> column -> toolscore's name for the figure
 COLUMNS = {

@@ -143,3 +143,46 @@ def constant(module: str, name: str, data_dir: str | None = None) -> Any:
     if name not in values:
         raise DataError(f"bfcl release {module}: no literal constant {name}")
     return values[name]
+
+
+@functools.lru_cache(maxsize=64)
+def _function_literals(path: Path, function: str) -> dict[str | None, Any]:
+    tree = ast.parse(read_text(path), filename=str(path))
+    found: dict[str | None, Any] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef) or node.name != function:
+            continue
+        for stmt in node.body:
+            value, names = None, []
+            if isinstance(stmt, ast.Assign):
+                value, names = stmt.value, [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                value, names = stmt.value, [stmt.target.id]
+            elif isinstance(stmt, ast.Return):
+                value, names = stmt.value, [None]  # type: ignore[list-item]
+            if value is None:
+                continue
+            try:
+                literal = _value(value, {})
+            except (ValueError, TypeError):
+                continue
+            for n in names:
+                found.setdefault(n, literal)
+        break
+    return found
+
+
+def local_constant(module: str, function: str, name: str | None = None,
+                   data_dir: str | None = None) -> Any:
+    """A literal table kept inside one of a released module's functions: the first
+    ``name = <literal>`` (annotated or not) at the top of the body of the (first) function or
+    method named ``function``; with ``name`` None, the literal the function returns. Shared:
+    copy before changing it. A one-line DataError when there is no such literal."""
+    rel = module if "/" in module else f"func_source_code/{module}"
+    if rel not in RELEASE_PINS:
+        raise KeyError(f"bfcl release: no pinned file {rel}")
+    values = _function_literals(release_dir(data_dir) / rel, function)
+    if name not in values:
+        what = f"literal {name}" if name else "returned literal"
+        raise DataError(f"bfcl release {module}: no {what} in {function}()")
+    return values[name]

@@ -15,7 +15,8 @@ How a run maps onto a log:
   metadata). Its messages are the benchmark's own view of the record (``record_view``: the
   transcript in the chat shape, ToolTalk turn by turn with the turn in each message's
   metadata); a message in a role Inspect has no place for (a judge's verdict) goes to the
-  score's explanation instead. Scalar scores are the ``Score`` value, nested ones its metadata;
+  score's explanation instead. Each scalar score is one Inspect ``Score`` named as the metric
+  (one column per metric in Inspect's data frames), nested ones in its metadata;
 * a record with status "error" (an infrastructure failure) is a sample with an ``error`` and
   no scores, as in the run's own reports, and the log's status is then "error" (the run is
   incomplete: resuming it retries exactly those samples);

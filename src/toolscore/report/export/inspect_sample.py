@@ -164,22 +164,29 @@ def _output(messages: list[dict[str, Any]], model: str, usage: dict[str, Any]) -
             "completion": last["content"], "usage": usage}
 
 
-def _score(record: dict[str, Any], shown: dict[str, Any], answer: str, asides: list[str]
-           ) -> dict[str, Any] | None:
-    """The benchmark's scores of a scored record as one Inspect score: scalar scores as the
-    value, nested ones (per-turn outcomes, error types) in its metadata."""
+def _scores(record: dict[str, Any], shown: dict[str, Any], answer: str, asides: list[str]
+            ) -> dict[str, dict[str, Any]]:
+    """The benchmark's scores of a scored record as Inspect scores, one per scalar metric
+    (named as the metric, so ``inspect_ai.analysis.samples_df`` gives one column each). Every
+    score carries the record's answer and explanation; the nested scores (per-turn outcomes,
+    error types) are the metadata of each, as Inspect keeps a score's details with it."""
     scores = record.get("scores")
     if record.get("status") != "ok" or not isinstance(scores, dict):
-        return None
+        return {}
     lines = [str(shown["summary"])] if shown.get("summary") else []
     lines += [str(t) for t in shown.get("tags") or [] if isinstance(t, str)]
-    doc: dict[str, Any] = {
-        "value": finite({k: v for k, v in scores.items() if is_scalar(v)}),
-        "explanation": "\n".join(lines + asides) or None,
-        "metadata": finite({k: v for k, v in scores.items() if not is_scalar(v)}) or None}
-    if answer:
-        doc["answer"] = answer
-    return doc
+    explanation = "\n".join(lines + asides) or None
+    nested = finite({k: v for k, v in scores.items() if not is_scalar(v)}) or None
+    out: dict[str, dict[str, Any]] = {}
+    for name, value in scores.items():
+        if not is_scalar(value):
+            continue
+        doc: dict[str, Any] = {"value": finite(value), "explanation": explanation,
+                               "metadata": nested}
+        if answer:
+            doc["answer"] = answer
+        out[str(name)] = doc
+    return out
 
 
 def inspect_sample(record: dict[str, Any], ctx: SampleContext) -> dict[str, Any]:
@@ -213,9 +220,9 @@ def inspect_sample(record: dict[str, Any], ctx: SampleContext) -> dict[str, Any]
         "messages": messages, "output": output, "metadata": finite(metadata),
         "model_usage": model_usage, "role_usage": role_usage,
         "total_time": record.get("time_s")}
-    score = _score(record, shown, output["completion"], asides)
-    if score is not None:
-        doc["scores"] = {ctx.view.name: score}
+    scores = _scores(record, shown, output["completion"], asides)
+    if scores:
+        doc["scores"] = scores
     if record.get("status") == "error":
         message = str(record.get("error") or "infrastructure error")
         doc["error"] = {"message": message, "traceback": record.get("traceback") or message,

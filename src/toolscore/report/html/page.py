@@ -161,7 +161,7 @@ def _matrix(b: dict[str, Any]) -> str:
                     titles.get(r_key, r_key), titles.get(c_key, c_key))
 
 
-def _read(store: RunStore, view: RunView, chunk: int
+def _read(store: RunStore, view: RunView, chunk: int, pack: bool = True
           ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """One pass over samples.jsonl in file order: each record's view is made, its body packed
     into the current compressed block, and only its head and its summary (the benchmark's
@@ -169,25 +169,28 @@ def _read(store: RunStore, view: RunView, chunk: int
     of the latest record of each key, sorted by (id, epoch); a head's ``idx`` is the record's
     position in the blocks. A superseded record (an error later re-run) stays in its block
     unlisted: a few bytes, and no second pass over a large file. Heads are marked failed once
-    the primary metric is known (see :func:`build_page`)."""
+    the primary metric is known (see :func:`build_page`). Without ``pack`` no body is made
+    (the page fetches each record when it is opened) and no block is returned."""
     latest: dict[tuple[str, int], tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def bodies() -> Iterator[dict[str, Any]]:
         for idx, record in enumerate(store.records()):
             shown = view.record_view(record)
-            yield record_body(record, shown)
+            if pack:
+                yield record_body(record, shown)
             head = record_head(idx, record, None, shown, view.record_facets(record))
             latest[sample_key(record)] = (head, project_record(record, view.cls.summary_output))
 
     packed = list(blocks(bodies(), chunk))  # compressed: small even for 10,000 records
+    # (without pack the generator yields nothing: the list is empty once it has run)
     keys = sorted(latest, key=lambda k: (str(k[0]), int(k[1])))
     return packed, [latest[k][0] for k in keys], [latest[k][1] for k in keys]
 
 
 def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
                prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
-               chunk: int = CHUNK, overview: dict[str, Any] | None = None
-               ) -> tuple[dict[str, Any], Iterator[str]]:
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None,
+               record_url: str | None = None) -> tuple[dict[str, Any], Iterator[str]]:
     """The run's overview and its report page as consecutive pieces of text: ``page_size``
     records listed at a time, ``chunk`` records per compressed block. The records are read
     (and any error in the run directory raised) before this returns.
@@ -195,12 +198,16 @@ def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
     ``overview`` is the run's :func:`~toolscore.report.overview.run_overview` (same seed,
     prices and resamples) when the caller already has it; otherwise it is computed from the
     records read for the page, and returned, so that a caller printing the terminal report
-    too (``toolscore report --html``) reads the run once."""
+    too (``toolscore report --html``) reads the run once.
+
+    With ``record_url`` (a page served by ``toolscore view``) the page carries no record
+    bodies: opening record ``idx`` fetches ``record_url + idx`` (JSON, a record body) from the
+    page's own server, which the page's policy then allows."""
     store = RunStore(run_dir)
     config = store.read_config()
     view = run_view(config)
     with paused_collector():
-        packed, heads, records = _read(store, view, chunk)
+        packed, heads, records = _read(store, view, chunk, pack=record_url is None)
         doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
                                       seed=seed, prices=prices, n_resamples=n_resamples)
         metric = doc["primary_metric"]
@@ -225,8 +232,10 @@ def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
         FILTER_BAR, '<div id="samples"></div>',
     ]
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
+    fetched = {} if record_url is None else {"record_url": record_url}
     return doc, page(title, "\n".join(body),
-                     lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
+                     lambda: {**sample_index(heads), "chunk": chunk, "page": page_size,
+                              **fetched}, packed, connect=record_url is not None)
 
 
 def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,

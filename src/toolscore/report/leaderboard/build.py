@@ -168,6 +168,7 @@ def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | Non
         "cost": None if cost is None else cost["total"],
         "cost_complete": None if cost is None else cost["complete"],
         "records": counts["records"], "errors": counts["errors"], "note": doc["note"],
+        "columns": view.cls.board_columns(store.read_scores() or {}),
         "_records": in_split, "_spec": spec,
     }
 
@@ -280,6 +281,9 @@ def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] 
         board["metric"] = board["metric"] or cell.get("metric")
         cell["board"] = name
         board["cells"].append(cell)
+        for column in cell.get("columns") or {}:
+            if column not in board.setdefault("columns", []):
+                board["columns"].append(column)
     _attach_pending(boards)
     warnings: list[str] = []
     for board in boards.values():

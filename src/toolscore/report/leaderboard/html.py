@@ -12,6 +12,7 @@ turns text into markup.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import math
@@ -22,9 +23,10 @@ from typing import Any
 
 from toolscore.report.export.table import printable
 from toolscore.report.leaderboard.text import (
-    DETAIL,
     TIED,
+    column_text,
     cost,
+    detail_names,
     legend,
     number,
     p_value,
@@ -145,6 +147,18 @@ def _matrix(doc: dict[str, Any], page_dir: Path) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
+def _own(cell: dict[str, Any], name: str) -> str:
+    """A benchmark's own column; sorted by its number ("8.33%" sorts as 8.33)."""
+    value = (cell.get("columns") or {}).get(name)
+    sort: Any = ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        sort = value
+    elif isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            sort = float(value.rstrip("%"))
+    return _td(column_text(value), sort=sort)
+
+
 def _board(b: dict[str, Any], i: int, page_dir: Path) -> str:
     metric = (b.get("metric") or {}).get("label", "-")
     rows = []
@@ -157,6 +171,7 @@ def _board(b: dict[str, Any], i: int, page_dir: Path) -> str:
                  _td(value_text(c), sort=c.get("value") if c.get("value") is not None else "",
                      link=link, cls="" if c.get("value") is not None else "missing"),
                  _td(str(c.get("n") or "-"), sort=c.get("n") or ""),
+                 *(_own(c, name) for name in b.get("columns", [])),
                  _td(p_value(vs or None), sort=vs.get("p_value") if vs else ""),
                  _td(vs.get("test") or "-"),
                  _td(pass_k(c), sort="" if p.get("value") is None else p["value"]),
@@ -170,7 +185,7 @@ def _board(b: dict[str, Any], i: int, page_dir: Path) -> str:
         best = ' class="best"' if c.get("rank") == 1 else ""
         rows.append(f"<tr{best}>" + "".join(cells) + "</tr>")
     return (f"<h2>{esc(b['name'])}: {esc(metric)}</h2>"
-            f'<table class="sortable board" id="board-{i}">{_head(list(DETAIL))}'
+            f'<table class="sortable board" id="board-{i}">{_head(detail_names(b))}'
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 from typing import Any
 
@@ -88,10 +89,24 @@ DETAIL = ("rank", "model", "value [95% CI]", "n", "p vs best", "test", "pass^k",
           "noise floor", "tokens", "cost", "mode", "errors", "state")
 
 
-def _detail(cell: dict[str, Any]) -> list[str]:
+def column_text(value: Any) -> str:
+    """A benchmark's own board column: text as it prints it, a number to 3 digits."""
+    if value is None:
+        return "-"
+    return value if isinstance(value, str) else number(value, None)
+
+
+def detail_names(board: dict[str, Any]) -> list[str]:
+    """The columns of a board's table: the benchmark's own (``board_columns``) after n."""
+    return [*DETAIL[:4], *board.get("columns", []), *DETAIL[4:]]
+
+
+def _detail(cell: dict[str, Any], columns: list[str]) -> list[str]:
     vs = cell.get("vs_best")
+    own = cell.get("columns") or {}
     return [str(cell.get("rank") or "-"), cell["model_label"], value_text(cell),
-            str(cell.get("n") or "-"), p_value(vs), (vs or {}).get("test") or "-",
+            str(cell.get("n") or "-"), *(column_text(own.get(c)) for c in columns),
+            p_value(vs), (vs or {}).get("test") or "-",
             pass_k(cell), number(cell.get("noise_floor"), "rate"),
             str(cell.get("tokens", "-")), cost(cell), str(cell.get("mode") or "-"),
             str(cell.get("errors", "-")), str(cell.get("state") or "-")]
@@ -114,9 +129,10 @@ def to_markdown(doc: dict[str, Any]) -> str:
         out.append("")
     for b in boards:
         metric = (b.get("metric") or {}).get("label", "-")
-        out += [f"## {_md(b['name'])}: {_md(metric)}", "", _row(list(DETAIL)),
-                _row(["---"] * len(DETAIL))]
-        out += [_row([_md(x) for x in _detail(c)]) for c in b["cells"]]
+        names = detail_names(b)
+        out += [f"## {_md(b['name'])}: {_md(metric)}", "", _row([_md(n) for n in names]),
+                _row(["---"] * len(names))]
+        out += [_row([_md(x) for x in _detail(c, b.get("columns", []))]) for c in b["cells"]]
         out.append("")
     if doc["warnings"]:
         out += ["Warnings:", "", *(f"- {_md(w)}" for w in doc["warnings"]), ""]
@@ -126,7 +142,7 @@ def to_markdown(doc: dict[str, Any]) -> str:
 CSV_COLUMNS = ("board", "benchmark", "split", "metric", "rank", "model", "model_label",
                "mode", "value", "ci_low", "ci_high", "n", "tied_with_best", "p_vs_best",
                "test_vs_best", "p_vs_above", "epochs", "pass_hat_k", "k", "noise_floor",
-               "tokens", "calls", "cost", "errors", "state", "run_dir")
+               "tokens", "calls", "cost", "errors", "state", "run_dir", "columns")
 
 
 def to_csv(doc: dict[str, Any]) -> str:
@@ -145,5 +161,6 @@ def to_csv(doc: dict[str, Any]) -> str:
                 c.get("tied_with_best"), vs.get("p_value"), vs.get("test"),
                 above.get("p_value"), c.get("epochs"), p.get("value"), p.get("k"),
                 c.get("noise_floor"), c.get("tokens"), c.get("calls"), c.get("cost"),
-                c.get("errors"), c.get("state"), c.get("run_dir")])
+                c.get("errors"), c.get("state"), c.get("run_dir"),
+                json.dumps(c.get("columns") or {}, sort_keys=False) if c.get("columns") else ""])
     return buf.getvalue()

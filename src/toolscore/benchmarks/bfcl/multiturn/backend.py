@@ -40,6 +40,12 @@ class Backend:
         ``long_context`` adds BFCL's long-context filler where its backend does."""
 
 
+    def _share_filler(self, other: Backend) -> None:
+        """Make ``other`` hold the same long-context filler objects as this instance, where
+        BFCL's backend puts its module-level filler records themselves into every instance
+        (so a change one instance makes to them shows in all). Default: nothing is shared."""
+
+
 def backend_class(name: str) -> type[Backend]:
     """The implementation of BFCL's class ``name``; KeyError when BFCL has no such class."""
     module, _, attr = BACKENDS[name].partition(":")
