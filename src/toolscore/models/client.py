@@ -240,7 +240,8 @@ class ModelClient:
             if hit is not None:
                 redact_reply(hit, secrets)  # a cache written before replies were redacted
                 hit.usage = Usage(input_tokens=hit.usage.input_tokens,
-                                  output_tokens=hit.usage.output_tokens, cached_calls=1)
+                                  output_tokens=hit.usage.output_tokens, cached_calls=1,
+                                  reasoning_tokens=hit.usage.reasoning_tokens)
                 self.usage.add(hit.usage)
                 record_usage(self.role, hit.usage, self.model.name)
                 self._record(messages, tools, config, hit)
