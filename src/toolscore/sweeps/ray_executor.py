@@ -55,7 +55,7 @@ def requests(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dic
                             "num_gpus": manifest.ray["local_gpus"] if local else 0}
     limits = shares(manifest, unit, group_slots)  # judge and user providers too
     if limits:
-        need["resources"] = {resource_name(g): float(n) for g, (_, n) in limits.items()}
+        need["resources"] = {resource_name(g): float(v[1]) for g, v in limits.items()}
     return need
 
 
