@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import click
 
+from toolscore.cli.budgets import BUDGET_OPTIONS, rate_budget
 from toolscore.cli.common import (
     FAIL_UNDER_HELP,
     JUNIT_HELP,
@@ -118,10 +119,10 @@ GENERIC.append(click.Option(
     help="A model argument, VALUE read as JSON (else text), repeatable: -M top_p=0.9 "
          "-M extra_body='{\"x\": 1}'. Replaces the benchmark's value on every model call; "
          "stored in run.json and in the cache key."))
-GENERIC.append(click.Option(
+GENERIC.extend([*BUDGET_OPTIONS, click.Option(
     ["-T", "--task-option", "task_option"], multiple=True, metavar="KEY=VALUE",
     help="A benchmark option by name, as its own flag would set it (Inspect's -T), "
-         "repeatable: -T split=easy -T strict=true. A list option takes one -T per item."))
+         "repeatable: -T split=easy -T strict=true. A list option takes one -T per item.")])
 GENERIC_NAMES = {p.name for p in GENERIC}
 
 
@@ -212,7 +213,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
 
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
-    with UserErrors(), StoppedRuns():
+    with UserErrors(), StoppedRuns(), rate_budget(generic):
         cache_expiry(generic.get("cache_expiry"))
         concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now

@@ -71,6 +71,8 @@ class RateState:
         self.budget = budget
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         self._mutex = threading.Lock()  # lockf is per process: threads take this first
+        with self._state():  # the first process to open it starts the buckets' clock
+            pass
 
     def _fresh(self, now: float) -> list[float]:
         return [1.0, now, 0.0, now, 0.0, float(self.permits), 0.0, 0.0]
@@ -92,8 +94,13 @@ class RateState:
 
     def window(self) -> int:
         """Permits that may be in use now (the configured limit until a 429 cuts it)."""
-        with self._state() as s:
-            return max(1, int(s[WINDOW]))
+        # read alone, unlocked (one aligned double): every permit taken asks, and a value one
+        # update old is as good as a fresh one
+        raw = os.pread(self._fd, 8, 8 * WINDOW)
+        if len(raw) < 8:
+            return self.permits
+        value = struct.unpack("<d", raw)[0]
+        return max(1, min(self.permits, int(value))) if math.isfinite(value) else self.permits
 
     def take(self, tokens: float) -> float:
         """Charge one request of ``tokens`` (estimated) if the buckets hold it now: 0.0;
@@ -105,8 +112,8 @@ class RateState:
             for level, at, rate, cost in rates:
                 if rate:
                     per_s = rate / 60.0
-                    s[level] = min(per_s * BURST_S, s[level] + (now - s[at]) * per_s)
-                    s[at] = now
+                    s[level] = min(per_s * BURST_S, s[level] + max(0.0, now - s[at]) * per_s)
+                    s[at] = max(now, s[at])
                     # a request larger than the bucket goes when it is full
                     wait = max(wait, (min(cost, per_s * BURST_S) - s[level]) / per_s)
             if wait > 0:
