@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import click
 
-from toolscore.cli.budgets import BUDGET_OPTIONS, rate_budget
 from toolscore.cli.common import (
+    BUDGET_OPTIONS,
     FAIL_UNDER_HELP,
     JUNIT_HELP,
     StoppedRuns,
@@ -29,6 +29,7 @@ from toolscore.cli.common import (
     fail,
     max_concurrency,
     progress_wanted,
+    rate_budget,
     run_gates,
     runs_root,
     say_gates,
@@ -335,10 +336,9 @@ class RunGroup(click.Group):
 def typed_here(ctx: click.Context, names: list[str]) -> list[str]:
     """The parameters among ``names`` given on the command line (or through the
     environment), not left at their defaults."""
-    from click.core import ParameterSource
+    from click.core import ParameterSource as Src
 
-    typed = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
-    return [n for n in names if ctx.get_parameter_source(n) in typed]
+    return [n for n in names if ctx.get_parameter_source(n) in (Src.COMMANDLINE, Src.ENVIRONMENT)]
 
 
 run_group = RunGroup("run", help="Run a benchmark with a model and write a run directory. "
