@@ -84,14 +84,22 @@ def test_a_sweep_stays_within_the_servers_rpm_and_tpm_in_the_time_they_allow(
     assert ideal * 0.8 < srv.span() < ideal * 1.1, (srv.span(), ideal)
 
 
-def test_run_takes_rpm_and_tpm_for_its_models_provider(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [
+    [],
+    # worker processes that do not inherit this one's memory take the budget from the
+    # environment: a spawned worker shares it as a forked one does
+    ["--workers", "2"]], ids=["one process", "spawned workers"])
+def test_run_takes_rpm_and_tpm_for_its_models_provider(tmp_path: Path,
+                                                      workers: list[str]) -> None:
     oracle = demo_oracle()
     with RateLimitedServer(oracle.responder, rpm=300, tpm=200_000, keep_requests=False) as srv:
         started = time.monotonic()
         doc = json_doc(toolscore("run", "demo", "--model", "openai/fake", "--base-url",
                                  srv.base_url, "--no-cache", "--embedder", "hashing",
                                  "--rpm", "300", "--tpm", "200000", "--out", "run", "--json",
-                                 cwd=tmp_path, env={"OPENAI_API_KEY": "dummy"}))
+                                 *workers, cwd=tmp_path,
+                                 env={"OPENAI_API_KEY": "dummy",
+                                      "TOOLSCORE_START_METHOD": "spawn"}))
         took = time.monotonic() - started
     assert doc["metrics"]["errors"] == 0 and srv.throttled == 0
     assert len(srv.accepted) == oracle.calls and took > (oracle.calls - 1) / 5

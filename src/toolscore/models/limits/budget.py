@@ -2,7 +2,7 @@
 shared by every process that opens one state file.
 
 Providers limit more than connections: a key has requests-per-minute and tokens-per-minute
-quotas, answered with 429 past them. Here each is a token bucket (one second of the budget
+quotas, answered with 429 past them. Here each is a token bucket (half a second of the budget
 deep, refilled continuously at ``rpm / 60`` requests and ``tpm / 60`` tokens a second), the
 model providers themselves describe. A request is charged when it is sent, if both buckets
 hold its cost; else it waits the time they take to refill that far and asks again. Its tokens
@@ -12,7 +12,7 @@ reserving ahead matters: a reservation made long before the send, settled after,
 back budget of a past second that the provider's own bucket (full, then) already lost, and
 the requests that used it would arrive in a burst. The buckets start nearly empty (one
 request's worth): a sweep never starts with a burst into a budget that something else may
-have used, at the cost of at most one second.
+have used, at the cost of at most half a second.
 
 The number of requests in flight adapts too (AIMD): a 429 halves the window of permits in use
 (once per round: the 429s of requests sent before that cut do not cut again) and, when the
@@ -41,7 +41,10 @@ from typing import Any
 
 from toolscore.types import GenerateConfig, Message, ToolSpec, Usage
 
-BURST_S = 1.0  # seconds of budget a bucket holds
+# seconds of budget a bucket holds: half of what providers let through at once (a second's
+# worth or more), so that the network's jitter (requests sent in turn arriving closer
+# together) never finds the provider's bucket emptier than ours
+BURST_S = 0.5
 MAX_HOLD_S = 60.0  # the longest Retry-After every request is held for
 CHARS_PER_TOKEN = 4.0  # the estimate's prior, before any reply has reported its usage
 LEARN = 0.2  # weight of the newest reply in the estimate's running averages
@@ -123,6 +126,15 @@ class RateState:
                     s[level] -= cost
         return 0.0
 
+    def held_for(self) -> float:
+        """Seconds every request waits still for a Retry-After (read unlocked, as
+        :meth:`window`)."""
+        raw = os.pread(self._fd, 8, 8 * HOLD)
+        if len(raw) < 8:
+            return 0.0
+        until = struct.unpack("<d", raw)[0]
+        return max(0.0, until - time.monotonic()) if math.isfinite(until) else 0.0
+
     def refund(self, tokens: float, requests: float = 0.0) -> None:
         """Give back what a reservation over-charged (negative: charge what it missed)."""
         if not self.budget.tpm and not requests:
@@ -147,6 +159,8 @@ class RateState:
 
     def succeeded(self) -> None:
         """One success: a window's worth of them grows the window by one."""
+        if self.window() >= self.permits:  # the usual case: no lock taken
+            return
         with self._state() as s:
             if s[WINDOW] >= self.permits:
                 return

@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import json
 import os
 import random
 import threading
@@ -179,6 +180,8 @@ class Permit:
             self.charged = self.limit.estimate.tokens(self.chars) if self.chars else 0.0
             while (wait := self.limit.rate.take(self.charged)) > 0:
                 await asyncio.sleep(wait + random.uniform(0, MIN_POLL_S))  # not all at once
+        elif (wait := self.limit.rate.held_for()) > 0:  # a Retry-After holds every request
+            await asyncio.sleep(wait)
         self.sent_at = time.monotonic()
 
     async def pause(self, seconds: float) -> None:
@@ -226,6 +229,11 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+# The limits of this process, also in the environment of the processes it starts: a process
+# forked from it inherits them as they are, a spawned one (or one of a fork server started
+# meanwhile) installs them from there when it imports this module.
+LIMITS_ENV = "TOOLSCORE_PROVIDER_LIMITS"
+
 # The limits of this process: group (a provider like "openai", or a full model name) -> its
 # limiter. Empty outside a sweep, so an ordinary run pays one dict lookup per call.
 _GROUPS: dict[str, SharedLimit] = {}
@@ -246,6 +254,10 @@ def install(limits: dict[str, tuple[Any, ...]]) -> None:
         if group not in _GROUPS:
             same = next((g for g in _GROUPS.values() if g.path == path), None)
             _GROUPS[group] = same or SharedLimit(path, permits, budget)
+    if _GROUPS:  # for the processes this one starts (a run's --workers)
+        os.environ[LIMITS_ENV] = json.dumps(installed())
+    else:
+        os.environ.pop(LIMITS_ENV, None)
 
 
 def _budget(value: tuple[Any, ...]) -> Budget:
@@ -271,3 +283,18 @@ def limiter_for(model: str) -> SharedLimit | None:
     if not _GROUPS:
         return None
     return _GROUPS.get(model) or _GROUPS.get(group_of(model))
+
+
+def _inherited() -> None:
+    """The limits of the process that started this one, if it had any."""
+    raw = os.environ.get(LIMITS_ENV)
+    if not raw or _GROUPS:
+        return
+    try:
+        limits = json.loads(raw)
+        install({str(g): tuple(v) for g, v in limits.items()})
+    except (ValueError, TypeError, AttributeError, IndexError, OSError):
+        os.environ.pop(LIMITS_ENV, None)  # not ours to make sense of: no limit, as before
+
+
+_inherited()
