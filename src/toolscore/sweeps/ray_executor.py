@@ -10,7 +10,11 @@ so a sweep that outgrows one machine runs on an existing cluster engine, not one
   cluster declares the provider's limit as that resource's total (``ray start
   --resources='{"provider:openai": 16}'``). Ray then never runs units whose requests add up
   to more than the limit, across all nodes, with no controller of ours. A local instance
-  started here declares them itself.
+  started here declares them itself. A rate budget (rpm, tpm) is split the same way: each
+  unit's limiter gets ``rpm / S`` and ``tpm / S`` (:func:`toolscore.sweeps.limits.shares`),
+  S being how many units using the provider may run at once, so a unit at its tail leaves
+  its part of the budget unused; a budget the tasks would draw on together would be an actor
+  they all ask per request, which this executor does not have.
 * ``local/*`` units ask for CPUs (and GPUs) to hold their embedded model; API-model units ask
   for a fraction of a CPU, since they mostly wait on the network.
 
