@@ -19,7 +19,8 @@ judge (:func:`groups_of` finds which limited providers a unit may call).
 
 A limit may carry a rate budget too (``limits: {openai: {concurrency: 16, rpm: 600, tpm:
 200000}}``: :mod:`toolscore.models.limits.budget`). The local pool's workers share it whole,
-like the permits; with fixed shares each unit gets ``rpm / slots`` and ``tpm / slots``.
+like the permits, and so do Ray's tasks (one actor holds it: :mod:`.ray_executor`); with
+fixed shares (``--index``) each unit gets ``rpm / slots`` and ``tpm / slots``.
 """
 
 from __future__ import annotations

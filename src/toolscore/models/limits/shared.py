@@ -56,13 +56,20 @@ class SharedLimit:
     """``permits`` requests in flight across every process that opens ``path`` (fewer
     after 429s), within ``budget`` requests and tokens per minute."""
 
-    def __init__(self, path: str, permits: int, budget: Budget = Budget()) -> None:
+    def __init__(self, path: str, permits: int, budget: Budget = Budget(),
+                 keeper: str | None = None) -> None:
         if permits < 1:
             raise ValueError(f"a shared limit needs at least 1 permit, got {permits}")
         self.path = str(path)
         self.permits = permits
         self.budget = budget
-        self.rate = RateState(self.path + ".rate", permits, budget)
+        self.keeper = keeper  # a Ray actor holding the budget for a cluster (models.cluster)
+        if keeper:
+            from toolscore.models.limits.cluster import ClusterRate
+
+            self.rate: RateState = ClusterRate(self.path + ".rate", permits, budget, keeper)
+        else:
+            self.rate = RateState(self.path + ".rate", permits, budget)
         self.estimate = TokenEstimate()
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         self._held: set[int] = set()
@@ -241,21 +248,26 @@ _GROUPS: dict[str, SharedLimit] = {}
 
 def install(limits: dict[str, tuple[Any, ...]]) -> None:
     """Make this process count its calls against ``{group: (file, permits)}``, or
-    ``(file, permits, rpm, tpm)`` for a rate budget too (replacing the groups installed
+    ``(file, permits, rpm, tpm)`` for a rate budget too, or ``(file, permits, rpm, tpm,
+    keeper)`` for a budget held by a Ray actor of that name (replacing the groups installed
     before; an unchanged group keeps its limiter and the permits it holds)."""
-    wanted = {g: (str(v[0]), int(v[1]), _budget(v)) for g, v in limits.items()}
+    wanted = {g: (str(v[0]), int(v[1]), _budget(v), v[4] if len(v) > 4 else None)
+              for g, v in limits.items()}
     for group in list(_GROUPS):
         old = _GROUPS[group]
-        if (old.path, old.permits, old.budget) != wanted.get(group):
+        if (old.path, old.permits, old.budget, old.keeper) != wanted.get(group):
             del _GROUPS[group]
             if old not in _GROUPS.values():
                 old.close()
-    for group, (path, permits, budget) in wanted.items():
+    for group, (path, permits, budget, keeper) in wanted.items():
         if group not in _GROUPS:
             same = next((g for g in _GROUPS.values() if g.path == path), None)
-            _GROUPS[group] = same or SharedLimit(path, permits, budget)
-    if _GROUPS:  # for the processes this one starts (a run's --workers)
-        os.environ[LIMITS_ENV] = json.dumps(installed())
+            _GROUPS[group] = same or SharedLimit(path, permits, budget, keeper)
+    # for the processes this one starts (a run's --workers), but for a Ray actor's budget: a
+    # process outside Ray that asked for the actor would start a Ray instance of its own
+    mine = {g: v for g, v in installed().items() if len(v) <= 4}
+    if mine:
+        os.environ[LIMITS_ENV] = json.dumps(mine)
     else:
         os.environ.pop(LIMITS_ENV, None)
 
@@ -266,8 +278,9 @@ def _budget(value: tuple[Any, ...]) -> Budget:
 
 
 def installed() -> dict[str, tuple[Any, ...]]:
-    return {g: (lim.path, lim.permits) + ((lim.budget.rpm, lim.budget.tpm) if lim.budget else ())
-            for g, lim in _GROUPS.items()}
+    return {g: (lim.path, lim.permits)
+            + ((lim.budget.rpm, lim.budget.tpm) if lim.budget or lim.keeper else ())
+            + ((lim.keeper,) if lim.keeper else ()) for g, lim in _GROUPS.items()}
 
 
 def group_of(model: str) -> str:
