@@ -13,9 +13,11 @@ rpm: RPM, tpm: TPM}}``. No schedule can let the server accept its requests faste
 
 where requests and tokens are those it accepted; printed per case: the span from the first
 accepted request to the last (to compare with the ideal), the sweep's wall time, the 429s,
-the units not done.
+the units not done. ``--ray`` adds the budgeted plan on a local Ray instance (2 CPUs), whose
+tasks share the budget through an actor.
 
     .venv/bin/python perf/rate_limits.py [--units 8] [--rpm 600] [--tpm 200000] [--workers 2]
+        [--ray]
 """
 
 from __future__ import annotations
@@ -61,6 +63,20 @@ def plan(folder: Path, base_url: str, units: int, limit: Any, concurrency: int) 
     return folder / "sweep.json"
 
 
+def on_ray(manifest: Any, concurrency: int) -> list[dict[str, Any]]:
+    """The plan on a local Ray instance (its start not timed apart: wall includes it)."""
+    import ray
+
+    from toolscore.sweeps.ray_executor import run_ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             resources={"provider:openai": concurrency})
+    try:
+        return run_ray(manifest)
+    finally:
+        ray.shutdown()
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--latency", type=float, default=0.05, help="Seconds per reply.")
@@ -69,6 +85,7 @@ def main() -> int:
     p.add_argument("--concurrency", type=int, default=16, help="Connections (the limit).")
     p.add_argument("--workers", type=int, default=2, help="Local executor processes.")
     p.add_argument("--units", type=int, default=8)
+    p.add_argument("--ray", action="store_true", help="Also the budget on Ray.")
     args = p.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "dummy")
     from toolscore.sweeps.local import run_local
@@ -83,11 +100,13 @@ def main() -> int:
     rows = []
     try:
         with tempfile.TemporaryDirectory(prefix="toolscore-rate-perf-") as tmp:
-            for name, limit in (("no budget", args.concurrency), ("budget", budget)):
-                manifest = load_plan(plan(Path(tmp) / name.replace(" ", "-"),
+            cases = [("no budget", args.concurrency), ("budget", budget)]
+            for name, limit in cases + ([("budget, Ray", budget)] if args.ray else []):
+                manifest = load_plan(plan(Path(tmp) / name.replace(" ", "-").replace(",", ""),
                                           info["base_url"], args.units, limit, 8))
                 wall0 = time.perf_counter()
-                results = run_local(manifest, workers=args.workers)
+                results = (on_ray(manifest, args.concurrency) if "Ray" in name
+                           else run_local(manifest, workers=args.workers))
                 wall = time.perf_counter() - wall0
                 parent.send("stats")
                 stats = parent.recv()
@@ -103,10 +122,10 @@ def main() -> int:
         server.join(10)
     print(f"{args.units} demo units x {info['calls']} calls, {args.workers} workers, "
           f"{args.rpm:g} rpm, {args.tpm:g} tpm, {args.latency * 1000:g} ms replies")
-    print(f"{'case':<10} {'requests':>8} {'tokens':>7} {'ideal s':>8} {'span s':>7} "
+    print(f"{'case':<11} {'requests':>8} {'tokens':>7} {'ideal s':>8} {'span s':>7} "
           f"{'span/ideal':>10} {'wall s':>7} {'429s':>5} {'not done':>8}")
     for r in rows:
-        print(f"{r['case']:<10} {r['requests']:>8} {r['tokens']:>7} {r['ideal_s']:>8.2f} "
+        print(f"{r['case']:<11} {r['requests']:>8} {r['tokens']:>7} {r['ideal_s']:>8.2f} "
               f"{r['span_s']:>7.2f} {r['span_s'] / r['ideal_s']:>10.2f} {r['wall_s']:>7.2f} "
               f"{r['429s']:>5} {r['not_done']:>8}")
     return 0
