@@ -16,8 +16,6 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
-    BUDGET_OPTIONS,
-    COST_OPTIONS,
     FAIL_UNDER_HELP,
     JUNIT_HELP,
     StoppedRuns,
@@ -31,17 +29,19 @@ from toolscore.cli.common import (
     max_concurrency,
     print_run,
     progress_wanted,
-    rate_budget,
     run_gates,
     runs_root,
     say_gates,
     task_options,
 )
 from toolscore.cli.run_config import (
+    BUDGET_OPTIONS,
+    COST_OPTIONS,
     apply_roles,
     config_argument,
     merge_config,
     parse_roles,
+    rate_budget,
     read_run_file,
 )
 from toolscore.records.paths import check_output_path
