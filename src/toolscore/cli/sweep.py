@@ -95,6 +95,7 @@ def run_command(plan: Path, workers: int, index: int | None, slots: int | None,
     from toolscore.sweeps.plan import load_plan
 
     def show(result: dict[str, Any]) -> None:
+        _index_unit(result, json_out)
         if not json_out:
             err.print(_result_line(result), highlight=False, soft_wrap=True, markup=False)
 
@@ -116,6 +117,8 @@ def run_command(plan: Path, workers: int, index: int | None, slots: int | None,
             results = run_ray(manifest, address=address, on_result=show)
         else:
             results = run_local(manifest, workers=workers, on_result=show)
+        if index is None:  # a job array's tasks leave their parts; `sweep index` compacts
+            _compact({str(Path(u.run_dir).parent) for u in manifest.units})
     results.sort(key=lambda r: (r["index"], r.get("shard") or ""))
     states = [r["state"] for r in results]
     doc: dict[str, Any] = {"units": results,
@@ -127,6 +130,33 @@ def run_command(plan: Path, workers: int, index: int | None, slots: int | None,
                        highlight=False, markup=False)
     if any(s != "done" for s in states):
         raise SystemExit(EXIT_INCOMPLETE)
+
+
+def _index_unit(result: dict[str, Any], quiet: bool) -> None:
+    """A finished unit's row of the results index, beside its run (the leaderboard reads it
+    instead of the run); a unit that cannot be indexed is only read more slowly."""
+    if result.get("state") not in ("done", "error"):
+        return
+    from toolscore.report.leaderboard.index import index_run
+
+    try:
+        index_run(result["run_dir"], force=False)  # a unit found finished: kept as it is
+    except Exception as e:  # noqa: BLE001 - the run is kept; the leaderboard walks it
+        if not quiet:
+            err.print(f"unit {result['index']}: not added to the results index "
+                      f"({type(e).__name__}: {e})", highlight=False, markup=False,
+                      soft_wrap=True)
+
+
+def _compact(folders: set[str]) -> None:
+    from toolscore.report.leaderboard.index import compact
+
+    for folder in sorted(folders):
+        try:
+            compact(folder)
+        except Exception as e:  # noqa: BLE001 - the parts are still read one by one
+            err.print(f"results index of {folder}: not compacted ({type(e).__name__}: {e})",
+                      highlight=False, markup=False, soft_wrap=True)
 
 
 def _result_line(r: dict[str, Any]) -> str:
@@ -164,6 +194,31 @@ def status_command(plan: Path, json_out: bool, allow_outside: bool) -> None:
                       highlight=False, soft_wrap=True, markup=False)
     console.print("  ".join(f"{s}: {n}" for s, n in doc["counts"].items()), highlight=False,
                   markup=False)
+
+
+@sweep_group.command("index")
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Index every run again, not only the new or "
+              "changed ones.")
+@ALLOW_OUTSIDE
+def index_command(target: Path, force: bool, allow_outside: bool) -> None:
+    """Write the results index of TARGET (a plan, a manifest or a folder of runs): one row
+    per finished run, split and headline metric, beside the runs, read by `toolscore
+    leaderboard` instead of the runs. `sweep run` keeps it up to date; this adds runs made
+    with `toolscore run` into the folder, and those of a job array's tasks, and compacts."""
+    from toolscore.report.leaderboard.build import find_runs
+    from toolscore.report.leaderboard.index import refresh
+
+    with UserErrors():
+        if target.is_file():
+            from toolscore.sweeps.plan import load_plan
+
+            dirs = [u.run_dir for u in load_plan(target, allow_outside).units]
+        else:
+            dirs = [f["run_dir"] for f in find_runs([target])]
+        counts = refresh([d for d in dirs if (Path(d) / "run.json").is_file()], force=force)
+    stdout().print(f"results index: {counts['indexed']} runs indexed, {counts['kept']} "
+                   f"unchanged, {counts['failed']} unreadable", highlight=False, markup=False)
 
 
 COMMANDS = [sweep_group]

@@ -1,0 +1,344 @@
+"""The results index: what the leaderboard needs of each finished run, one table beside the runs.
+
+A leaderboard of a sweep of 1,000 runs that reads every run's records spends its time decoding
+them and recomputing each run's intervals. The index keeps, per run, one row per (split,
+headline metric) with everything :func:`~.build.run_cell` would compute from the run, so
+``toolscore leaderboard`` reads one table instead of walking the runs:
+
+* the cell's figures: value, 95% interval, n, pass^k and noise floors, tokens, calls, errors,
+  mode, the benchmark's own board columns (bootstrap seed 0, 2,000 resamples: the
+  leaderboard's defaults; other ``--seed``/``--resamples`` walk the runs);
+* usage per model role, so that the cost column is computed from a price table given now,
+  exactly as the walk computes it;
+* per (sample, epoch) record, the scores the headline metric is defined on (its numerator and
+  denominator), so the paired tests against the best model run on the same pairs with the
+  same values as when the records are read: the ties and p-values are exact, not estimated.
+
+Where it is: ``<folder>/.toolscore-index/`` beside the run directories it indexes (a sweep's
+``out``). Several writers (pool workers' parent, Ray's driver, array tasks on many nodes) never
+share a file: each run has its own part, ``parts/<run>.jsonl``, written whole to a temporary
+file and renamed into place. A compaction (:func:`compact`, under a lock) gathers the parts
+into one table, ``index.parquet`` when pyarrow is installed (extra ``report``), else
+``index.jsonl``, written the same way; it deletes no part, and a reader takes a part instead of
+the table's rows when the part changed since it was compacted, so nothing a writer adds is
+lost to a compaction running at the same time.
+
+A row is used only while its run has not changed: it holds the size and modification time of
+the run's ``run.json``, ``samples.jsonl`` and ``scores.json`` and the toolscore version that
+computed it; any difference and the run is read again (:func:`indexed_runs` says how many).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from toolscore.records import RunStore
+from toolscore.records.store import RUN_FILE, SAMPLES_FILE, SCORES_FILE
+from toolscore.report.intervals import split_of
+from toolscore.report.overview import overview_of, paused_collector
+from toolscore.report.usage import role_models, usage_by_role
+from toolscore.report.view import run_view
+
+INDEX_DIR = ".toolscore-index"
+PARTS = "parts"
+INDEX_VERSION = 1
+SEED, RESAMPLES = 0, 2000  # the leaderboard's defaults
+
+
+def _version() -> str:
+    import toolscore
+
+    return str(toolscore.__version__)
+
+
+def run_stamp(run_dir: str | Path) -> str:
+    """Size and modification time of the files a cell is computed from (None: no file)."""
+    out = []
+    for name in (RUN_FILE, SAMPLES_FILE, SCORES_FILE):
+        try:
+            st = os.stat(os.path.join(run_dir, name))
+            out.append([st.st_mtime_ns, st.st_size])
+        except OSError:
+            out.append(None)
+    return json.dumps(out)
+
+
+def _plain(value: Any) -> Any:
+    """A score as :func:`~toolscore.report.intervals.value_of` may read it (a bool stays a
+    bool, for the exact McNemar test); anything it would not read is None."""
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and value == value
+                                   and value not in (float("inf"), float("-inf"))):
+        return value
+    return None
+
+
+# -- writing ---------------------------------------------------------------------------------
+def index_rows(run_dir: str | Path, *, seed: int = SEED,
+               n_resamples: int = RESAMPLES) -> list[dict[str, Any]]:
+    """The index rows of one run: one per (split, headline metric), at least one."""
+    store = RunStore(run_dir)
+    stamp = run_stamp(store.path)  # before reading: a run changed meanwhile reads as stale
+    config = store.read_config()
+    view = run_view(config)
+    with paused_collector():
+        records = sorted(store.latest(view.cls.summary_output).values(),
+                         key=lambda r: (str(r["id"]), int(r.get("epoch", 0))))
+        scores = store.read_scores()
+        doc = overview_of(store.path, config, records, scores, view, seed=seed, prices=None,
+                          n_resamples=n_resamples)
+    ok = [r for r in records if r.get("status") == "ok"]
+    specs = view.interval_metrics(ok)
+    splits = doc["intervals"]["splits"]
+    repeats: dict[str, Any] = {}
+    for key, rep in ((doc.get("repeats") or {}).get("splits") or {}).items():
+        if rep and rep.get("epochs", 0) > 1:
+            k = str(rep["epochs"])
+            repeats[key] = {"pass_hat_k": {"k": int(k), "value": rep["pass_hat_k"].get(k),
+                                           "metric": doc["repeats"].get("metric"),
+                                           "samples": rep["samples_at_k"].get(k)},
+                            "noise_floor": rep.get("noise_floor_k_epochs"),
+                            "noise_floor_single": rep.get("noise_floor")}
+    epochs = int(doc["epochs"])
+    counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
+    run = {"benchmark": str(config.get("benchmark")), "model": config.get("model"),
+           "model_args": config.get("model_args") or {}, "options": config.get("options") or {},
+           "mode": doc["mode"], "epochs": epochs, "note": doc["note"],
+           "tokens": doc["usage"]["tokens"], "calls": doc["usage"]["calls"],
+           "records": counts["records"], "errors": counts["errors"],
+           "columns": view.cls.board_columns(scores or {}),
+           "usage_by_role": usage_by_role(records, epochs), "role_models": role_models(config),
+           "specs": [dataclasses.asdict(s) for s in specs], "splits": list(splits),
+           "repeats": repeats}
+    common = {"index_version": INDEX_VERSION, "toolscore": _version(),
+              "run": store.path.name, "stamp": stamp, "seed": seed, "n_resamples": n_resamples,
+              "benchmark": run["benchmark"], "model": run["model"],
+              "options": json.dumps(run["options"], sort_keys=True, default=str),
+              "epochs": epochs, "tokens": run["tokens"], "calls": run["calls"],
+              "errors": run["errors"], "run_facts": json.dumps(run, default=str)}
+    rows = []
+    for key, metric_rows in splits.items():
+        in_split = [r for r in ok if key == "all" or split_of(r) == key]
+        for row in metric_rows:
+            spec = next((s for s in specs if s.label == row["label"]), None)
+            fields = [] if spec is None else [f for f in (spec.numerator, spec.denominator)
+                                              if f is not None]
+            kept = [[str(r["id"]), int(r.get("epoch", 0)),
+                     *(_plain((r.get("scores") or {}).get(f)) for f in fields)]
+                    for r in in_split]
+            cell = {k: row[k] for k in ("value", "low", "high", "n", "published")}
+            rows.append({**common, "split": key, "metric": row["label"],
+                         "value": _number(row["value"]), "low": _number(row["low"]),
+                         "high": _number(row["high"]), "n": row["n"],
+                         "row_facts": json.dumps({"row": cell, "fields": fields,
+                                                  "records": kept})})
+    if not rows:
+        rows.append({**common, "split": None, "metric": None, "value": None, "low": None,
+                     "high": None, "n": None, "row_facts": None})
+    return rows
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def index_dir(folder: str | Path) -> Path:
+    return Path(folder) / INDEX_DIR
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _valid(rows: list[dict[str, Any]] | None, run_dir: str | Path, seed: int,
+           n_resamples: int, version: str) -> bool:
+    first = rows[0] if rows else {}
+    return bool(rows) and first.get("index_version") == INDEX_VERSION \
+        and first.get("toolscore") == version and first.get("seed") == seed \
+        and first.get("n_resamples") == n_resamples and first.get("stamp") == run_stamp(run_dir)
+
+
+def index_run(run_dir: str | Path, *, force: bool = True, seed: int = SEED,
+              n_resamples: int = RESAMPLES) -> Path | None:
+    """Write (or replace) the index part of one finished run, beside it; returns the part,
+    or None when it is already there for the run as it is (unless ``force``)."""
+    run = Path(run_dir)
+    part = index_dir(run.parent) / PARTS / f"{run.name}.jsonl"
+    if not force and _valid(_read_part(part) if part.is_file() else None, run, seed,
+                            n_resamples, _version()):
+        return None
+    rows = index_rows(run_dir, seed=seed, n_resamples=n_resamples)
+    _write_atomic(part, "".join(json.dumps(r) + "\n" for r in rows).encode("utf-8"))
+    return part
+
+
+def _part_tag(st: os.stat_result) -> str:
+    return f"{st.st_mtime_ns}:{st.st_size}"
+
+
+def _read_part(path: Path) -> list[dict[str, Any]] | None:
+    try:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    except (OSError, ValueError):
+        return None
+    return rows if rows and all(isinstance(r, dict) for r in rows) else None
+
+
+@contextlib.contextmanager
+def _lock(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a+b") as f:
+        try:
+            import fcntl
+
+            fcntl.flock(f, fcntl.LOCK_EX)
+        except (ImportError, OSError):  # no flock here: one compaction at a time by convention
+            pass
+        yield
+
+
+def compact(folder: str | Path) -> Path | None:
+    """Gather the parts of ``folder``'s index into one table (see the module); returns it,
+    or None when there are no parts."""
+    where = index_dir(folder)
+    with _lock(where):
+        rows = []
+        for run, (tag, path) in sorted(_parts(where).items()):
+            got = _read_part(path)
+            rows.extend({**r, "part": tag} for r in got or [] if r.get("run") == run)
+        if not rows:
+            return None
+        if _has_pyarrow():
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pylist(rows)
+            fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".parquet", dir=where)
+            os.close(fd)
+            try:
+                pq.write_table(table, tmp)
+                os.replace(tmp, where / "index.parquet")
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+            with contextlib.suppress(OSError):  # one table only: the Parquet one
+                os.unlink(where / "index.jsonl")
+            return where / "index.parquet"
+        _write_atomic(where / "index.jsonl",
+                      "".join(json.dumps(r) + "\n" for r in rows).encode("utf-8"))
+        return where / "index.jsonl"
+
+
+def _has_pyarrow() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+# -- reading ---------------------------------------------------------------------------------
+def _parts(where: Path) -> dict[str, tuple[str, Path]]:
+    found = {}
+    with contextlib.suppress(OSError), os.scandir(where / PARTS) as entries:
+        for e in entries:
+            if e.name.endswith(".jsonl") and not e.name.startswith("."):
+                with contextlib.suppress(OSError):
+                    found[e.name[:-len(".jsonl")]] = (_part_tag(e.stat()), Path(e.path))
+    return found
+
+
+def _compacted(where: Path) -> list[dict[str, Any]]:
+    parquet, lines = where / "index.parquet", where / "index.jsonl"
+    if parquet.is_file() and _has_pyarrow():
+        import pyarrow.parquet as pq
+
+        try:  # not pq.read_table: its dataset layer imports pandas (a second)
+            with pq.ParquetFile(parquet) as table:
+                return list(table.read().to_pylist())
+        except (OSError, ValueError):
+            return []
+    if lines.is_file():
+        return _read_part(lines) or []
+    return []
+
+
+def read_index(folder: str | Path) -> dict[str, list[dict[str, Any]]]:
+    """``{run directory name: rows}`` of ``folder``'s index ({} when it has none)."""
+    where = index_dir(folder)
+    if not where.is_dir():
+        return {}
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for row in _compacted(where):
+        runs.setdefault(str(row.get("run")), []).append(row)
+    for run, (tag, path) in _parts(where).items():
+        have = runs.get(run)
+        if have and have[0].get("part") == tag:
+            continue
+        rows = _read_part(path)
+        if rows is not None:
+            runs[run] = rows
+        else:
+            runs.pop(run, None)
+    return runs
+
+
+def indexed_runs(run_dirs: list[str], *, seed: int,
+                 n_resamples: int) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
+    """The valid index rows of those of ``run_dirs`` that have them, by run directory, and
+    how many runs were found ``indexed``, ``stale`` (changed since, another version, other
+    seed or resamples) or ``missing`` (no index, or no row of theirs)."""
+    tables: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    counts = {"indexed": 0, "stale": 0, "missing": 0}
+    version = _version()
+    for run_dir in run_dirs:
+        path = Path(run_dir)
+        parent = str(path.parent)
+        if parent not in tables:
+            tables[parent] = read_index(parent)
+        rows = tables[parent].get(path.name)
+        if not rows:
+            counts["missing"] += 1
+            continue
+        if not _valid(rows, path, seed, n_resamples, version):
+            counts["stale"] += 1
+            continue
+        counts["indexed"] += 1
+        out[run_dir] = rows
+    return out, counts
+
+
+def refresh(run_dirs: list[str], *, force: bool = False) -> dict[str, int]:
+    """Index every run of ``run_dirs`` that the index lacks or holds stale (all of them with
+    ``force``), then compact each folder's index; counts of ``indexed`` (written now),
+    ``kept`` (already valid) and ``failed`` runs (unreadable: left to the leaderboard's walk,
+    which says why)."""
+    valid, _ = indexed_runs(run_dirs, seed=SEED, n_resamples=RESAMPLES)
+    counts = {"indexed": 0, "kept": 0, "failed": 0}
+    for run_dir in run_dirs:
+        if run_dir in valid and not force:
+            counts["kept"] += 1
+            continue
+        try:
+            index_run(run_dir)
+            counts["indexed"] += 1
+        except Exception:  # noqa: BLE001 - a damaged run does not stop the others
+            counts["failed"] += 1
+    for folder in sorted({str(Path(r).parent) for r in run_dirs}):
+        compact(folder)
+    return counts
