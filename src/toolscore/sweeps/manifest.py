@@ -66,6 +66,7 @@ class Unit:
     setting: dict[str, Any] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
     shards: int = 1
+    api_key_env: str | None = None  # the variable holding its provider's key (never the key)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -189,6 +190,7 @@ def _unit(raw: Any, i: int, where: str) -> Unit:
     from toolscore.benchmarks.registry import benchmark_class
     from toolscore.models.modelargs import ModelArgs
     from toolscore.models.providers import split_name
+    from toolscore.sweeps.plan_rules import key_variable
 
     spot = f"units[{i}]"
     u = mapping(raw, where, spot)
@@ -197,7 +199,7 @@ def _unit(raw: Any, i: int, where: str) -> Unit:
     integer(u["index"], where, f"{spot}.index", i, i)  # --index I is a position
     for key in ("run_dir", "benchmark", "model", "group"):
         text(u[key], where, f"{spot}.{key}")
-    for key in ("base_url", "data"):
+    for key in ("base_url", "data", "api_key_env"):
         text(u.get(key), where, f"{spot}.{key}", nullable=True)
     epochs = integer(u["epochs"], where, f"{spot}.epochs", 1, MAX_EPOCHS)
     integer_or_null(u["limit"], where, f"{spot}.limit", 1, MAX_UNIT_SAMPLES)
@@ -206,7 +208,7 @@ def _unit(raw: Any, i: int, where: str) -> Unit:
     for key in ("options", "model_args", "setting", "judge"):
         mapping(u.get(key, {}), where, f"{spot}.{key}")
     try:
-        split_name(u["model"])
+        key_variable(u, split_name(u["model"])[0], where, spot)
         cls = benchmark_class(u["benchmark"])
         options = options_to_json(parse_options(cls.Options, u["options"],
                                                 f"{where}: field '{spot}.options'"))
