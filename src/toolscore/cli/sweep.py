@@ -31,15 +31,25 @@ def sweep_group() -> None:
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Write the manifest (JSON) here; `sweep run` and `status` accept it too.")
 @click.option("--json", "json_out", is_flag=True, help="Print the manifest on stdout.")
+@click.option("--prices", "prices_file", type=click.Path(path_type=Path), default=None,
+              help="Price table (JSON/YAML, per million tokens) for the estimate's cost.")
 @ALLOW_OUTSIDE
-def plan_command(plan: Path, out: Path | None, json_out: bool, allow_outside: bool) -> None:
-    """Expand PLAN (YAML or JSON) into run units, each with its run directory."""
+def plan_command(plan: Path, out: Path | None, json_out: bool, prices_file: Path | None,
+                 allow_outside: bool) -> None:
+    """Expand PLAN (YAML or JSON) into run units, each with its run directory, and estimate
+    what it takes: records, model calls, tokens and cost (measured on finished runs of the
+    same benchmark and model where the results index has them)."""
     import json
 
     from toolscore.sweeps.plan import load_plan
 
     with UserErrors():
         manifest = load_plan(plan, allow_outside)
+        prices = None
+        if prices_file is not None:
+            from toolscore.report.usage import load_prices
+
+            prices = load_prices(prices_file)
     doc = manifest.to_dict()
     if out is not None:
         out.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -55,6 +65,29 @@ def plan_command(plan: Path, out: Path | None, json_out: bool, allow_outside: bo
     console.print(f"{len(manifest.units)} units"
                   + (f"; manifest written to {out}" if out is not None else ""),
                   highlight=False, markup=False)
+    for line in plan_estimate(manifest, prices):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def plan_estimate(manifest: Any, prices: dict[str, dict[str, float]] | None) -> list[str]:
+    """The estimate's lines: usage measured on the finished runs the results index beside
+    the plan's runs holds, prices from ``prices`` when given."""
+    import json
+    import os
+
+    from toolscore.report.leaderboard.index import read_index
+    from toolscore.report.usage import price_of
+    from toolscore.sweeps.estimate import estimate, estimate_lines
+
+    runs = []
+    for folder in sorted({str(Path(u.run_dir).parent) for u in manifest.units}):
+        for rows in read_index(folder).values():
+            try:
+                runs.append(json.loads(rows[0]["run_facts"]))
+            except (KeyError, TypeError, ValueError):
+                continue
+    doc = estimate(manifest, runs, None if prices is None else lambda m: price_of(m, prices))
+    return estimate_lines(doc, lambda name: bool(os.environ.get(name)))
 
 
 @sweep_group.command("run")

@@ -40,6 +40,7 @@ from toolscore.sweeps.bounds import (
 )
 
 MANIFEST_VERSION = 1
+MAX_CALLS = 10**12
 RAY_DEFAULTS = {"api_cpus": 0.5, "local_cpus": 1.0, "local_gpus": 0.0, "max_retries": 3}
 
 
@@ -67,6 +68,7 @@ class Unit:
     judge: dict[str, Any] = field(default_factory=dict)
     shards: int = 1
     api_key_env: str | None = None  # the variable holding its provider's key (never the key)
+    expected_calls: int | None = None  # model calls if the model does as the reference does
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -205,6 +207,7 @@ def _unit(raw: Any, i: int, where: str) -> Unit:
     integer_or_null(u["limit"], where, f"{spot}.limit", 1, MAX_UNIT_SAMPLES)
     integer(u["samples"], where, f"{spot}.samples", 0, MAX_UNIT_SAMPLES)
     integer(u.get("shards", 1), where, f"{spot}.shards", 1, MAX_SHARDS)
+    integer_or_null(u.get("expected_calls"), where, f"{spot}.expected_calls", 0, MAX_CALLS)
     for key in ("options", "model_args", "setting", "judge"):
         mapping(u.get(key, {}), where, f"{spot}.{key}")
     try:

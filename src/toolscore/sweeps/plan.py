@@ -132,7 +132,7 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
             settings=math.prod(len(v) for v in setting_lists))
     settings = [dict(zip(setting_names, combo, strict=True))
                 for combo in itertools.product(*setting_lists)]
-    counted: dict[str, int] = {}
+    counted: dict[str, tuple[int, list[int] | None]] = {}
     units: list[Unit] = []
     for (model, url, margs, key_env), (name, opts), setting, judge in itertools.product(
             models, variants, settings, judges):
@@ -159,11 +159,12 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         key = json.dumps([name, options, folder], sort_keys=True, default=str)
         if key not in counted:
             counted[key] = _count(name, given, folder, context)
-        samples = min(counted[key], limit or counted[key]) * epochs
+        count, calls = counted[key]
+        samples = min(count, limit or count) * epochs
         if samples > MAX_UNIT_SAMPLES:
             raise field_error(where, "epochs" if "epochs" not in rule else
                               f"benchmarks.{name}.epochs",
-                              f"benchmarks.{name} has {counted[key]:,} samples"
+                              f"benchmarks.{name} has {count:,} samples"
                               f" x {epochs:,} epochs = {samples:,} records in one run; a run may"
                               f" hold at most {MAX_UNIT_SAMPLES:,} (fewer epochs, or a limit)")
         label = "-".join(slug(f"{k}{v}") for k, v in sorted(setting.items()))
@@ -174,7 +175,8 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         local = split_name(model)[0] == "local"
         units.append(Unit(len(units), str(run_dir), name, model, options, args, epochs, limit,
                           samples, limit_group(model, limits), url, folder, setting, judge,
-                          shards if local else 1, key_env))
+                          shards if local else 1, key_env,
+                          None if calls is None else sum(calls[:limit]) * epochs))
     if not units:
         raise PlanError(f"{where}: field 'exclude': every unit of the plan is left out")
     dirs = [u.run_dir for u in units]
@@ -310,12 +312,17 @@ def limit_group(model: str, limits: dict[str, int]) -> str:
     return model if model in limits else split_name(model)[0]
 
 
-def _count(name: str, options: dict[str, Any], data: str | None, where: str) -> int:
-    """The number of samples of a benchmark variant (loading it also checks its data now,
-    before a long sweep starts, rather than in its hundredth unit)."""
+def _count(name: str, options: dict[str, Any], data: str | None,
+           where: str) -> tuple[int, list[int] | None]:
+    """The number of samples of a benchmark variant, and the model calls of each when the
+    benchmark can tell (loading it also checks its data now, before a long sweep starts,
+    rather than in its hundredth unit)."""
     try:
         bench = make_benchmark(name, data, download=False, **options)
         bench.check()
-        return len(bench.samples())
+        samples = bench.samples()
+        calls = [bench.expected_calls(s) for s in samples]
+        return len(samples), None if any(c is None for c in calls) else \
+            [int(c) for c in calls if c is not None]
     except (OSError, LookupError, ValueError, DataNotFound) as e:
         raise PlanError(f"{where}: {' '.join(str(e).split())}") from None
