@@ -83,8 +83,9 @@ def plan_estimate(manifest: Any, prices: dict[str, dict[str, float]] | None) -> 
     for folder in sorted({str(Path(u.run_dir).parent) for u in manifest.units}):
         for rows in read_index(folder).values():
             try:
-                runs.append(json.loads(rows[0]["run_facts"]))
-            except (KeyError, TypeError, ValueError):
+                runs.append(json.loads(next(r["run_facts"] for r in rows
+                                            if r.get("run_facts"))))
+            except (StopIteration, TypeError, ValueError):
                 continue
     doc = estimate(manifest, runs, None if prices is None else lambda m: price_of(m, prices))
     return estimate_lines(doc, lambda name: bool(os.environ.get(name)))

@@ -21,17 +21,16 @@ from toolscore.report.usage import cost
 
 
 def _records(rows: list[dict[str, Any]], key: str | None) -> list[dict[str, Any]]:
-    """The split's records with the scores of every headline metric of the run."""
-    merged: dict[tuple[str, int], dict[str, Any]] = {}
-    for row in rows:
-        if row.get("split") != key or not row.get("row_facts"):
-            continue
-        facts = json.loads(row["row_facts"])
-        for sid, epoch, *values in facts["records"]:
-            record = merged.setdefault((sid, epoch), {"id": sid, "epoch": epoch,
-                                                      "status": "ok", "scores": {}})
-            record["scores"].update(zip(facts["fields"], values, strict=True))
-    return list(merged.values())
+    """The split's finished records with the scores of every headline metric of the run."""
+    kept = next((r["split_records"] for r in rows if r.get("split") == key
+                 and r.get("split_records")), None)
+    if kept is None:
+        return []
+    facts = json.loads(kept)
+    fields = facts["fields"]
+    return [{"id": sid, "epoch": epoch, "status": "ok", "scores": dict(zip(fields, values,
+                                                                           strict=True))}
+            for sid, epoch, *values in facts["records"]]
 
 
 def cell_from_index(rows: list[dict[str, Any]], run_dir: str, *, metric: str | None,
@@ -39,14 +38,14 @@ def cell_from_index(rows: list[dict[str, Any]], run_dir: str, *, metric: str | N
                     ) -> dict[str, Any]:
     """The cell :func:`~.build.run_cell` makes of ``run_dir``, from its index ``rows``."""
     path = Path(run_dir)
-    run = json.loads(rows[0]["run_facts"])
+    run = json.loads(next(r["run_facts"] for r in rows if r.get("run_facts")))
     benchmark = run["benchmark"]
     specs = [IntervalMetric(**s) for s in run["specs"]]
     spec = _pick_metric(specs, metric, benchmark, str(path / "run.json"))
     key = _split_key(run["splits"], split)
     found = next((r for r in rows if key is not None and spec is not None
                   and r.get("split") == key and r.get("metric") == spec.label), None)
-    row = None if found is None else json.loads(found["row_facts"])["row"]
+    row = None if found is None else json.loads(found["row_facts"])
     repeats = run["repeats"].get(key if key is not None else "") or {}
     pass_k = repeats.get("pass_hat_k")
     epochs = int(run["epochs"])

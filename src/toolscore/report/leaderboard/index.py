@@ -50,6 +50,8 @@ INDEX_DIR = ".toolscore-index"
 PARTS = "parts"
 INDEX_VERSION = 1
 SEED, RESAMPLES = 0, 2000  # the leaderboard's defaults
+READ = ("index_version", "toolscore", "run", "stamp", "seed", "n_resamples", "benchmark",
+        "split", "metric", "run_facts", "row_facts", "split_records", "part")  # what it uses
 
 
 def _version() -> str:
@@ -121,26 +123,26 @@ def index_rows(run_dir: str | Path, *, seed: int = SEED,
               "benchmark": run["benchmark"], "model": run["model"],
               "options": json.dumps(run["options"], sort_keys=True, default=str),
               "epochs": epochs, "tokens": run["tokens"], "calls": run["calls"],
-              "errors": run["errors"], "run_facts": json.dumps(run, default=str)}
+              "errors": run["errors"], "run_facts": None, "split_records": None}
+    fields = list(dict.fromkeys(f for s in specs for f in (s.numerator, s.denominator)
+                                if f is not None))
     rows = []
     for key, metric_rows in splits.items():
         in_split = [r for r in ok if key == "all" or split_of(r) == key]
-        for row in metric_rows:
-            spec = next((s for s in specs if s.label == row["label"]), None)
-            fields = [] if spec is None else [f for f in (spec.numerator, spec.denominator)
-                                              if f is not None]
-            kept = [[str(r["id"]), int(r.get("epoch", 0)),
-                     *(_plain((r.get("scores") or {}).get(f)) for f in fields)]
-                    for r in in_split]
+        kept = json.dumps({"fields": fields, "records": [
+            [str(r["id"]), int(r.get("epoch", 0)),
+             *(_plain((r.get("scores") or {}).get(f)) for f in fields)] for r in in_split]})
+        for i, row in enumerate(metric_rows):
             cell = {k: row[k] for k in ("value", "low", "high", "n", "published")}
             rows.append({**common, "split": key, "metric": row["label"],
                          "value": _number(row["value"]), "low": _number(row["low"]),
                          "high": _number(row["high"]), "n": row["n"],
-                         "row_facts": json.dumps({"row": cell, "fields": fields,
-                                                  "records": kept})})
+                         "row_facts": json.dumps(cell),
+                         "split_records": kept if i == 0 else None})
     if not rows:
         rows.append({**common, "split": None, "metric": None, "value": None, "low": None,
                      "high": None, "n": None, "row_facts": None})
+    rows[0]["run_facts"] = json.dumps(run, default=str)  # once per run
     return rows
 
 
@@ -269,7 +271,8 @@ def _compacted(where: Path) -> list[dict[str, Any]]:
 
         try:  # not pq.read_table: its dataset layer imports pandas (a second)
             with pq.ParquetFile(parquet) as table:
-                return list(table.read().to_pylist())
+                names = [c for c in READ if c in table.schema_arrow.names]
+                return list(table.read(columns=names).to_pylist())
         except (OSError, ValueError):
             return []
     if lines.is_file():
