@@ -173,17 +173,23 @@ def paired_sums_bootstrap_ci(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...
              for side in (a, b)]
     if sides[0] is None or sides[1] is None:
         return None
-    sizes = sides[0][1]
+    sizes = sides[0][1].astype(float)
+    columns = [[t.astype(float) for t in totals] for totals, _ in sides]
     rng = np.random.default_rng(seed)
     parts = []
     for draw in _draws(n, len(sizes), members is not None, n_resamples, rng):
+        # how often each resample draws each group, then every sum as one product: integers
+        # below 2**53 add up exactly in any order, so these are the gathered rows' sums
+        k = len(sizes)
+        counts = np.bincount((draw + (np.arange(len(draw)) * k)[:, None]).ravel(),
+                             minlength=len(draw) * k).reshape(len(draw), k).astype(float)
         values = []
-        for totals, _ in sides:
-            top = totals[0][draw].sum(axis=1).astype(float)
+        for totals in columns:
+            top = counts @ totals[0]
             if len(totals) == 1:
-                values.append(top / sizes[draw].sum(axis=1).astype(float))
+                values.append(top / (counts @ sizes))
                 continue
-            bottom = totals[1][draw].sum(axis=1).astype(float)
+            bottom = counts @ totals[1]
             with np.errstate(divide="ignore", invalid="ignore"):
                 values.append(np.where(bottom != 0, top / np.where(bottom != 0, bottom, 1.0),
                                        empty))
