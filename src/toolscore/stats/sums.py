@@ -168,13 +168,13 @@ def paired_sums_bootstrap_ci(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...
     if labels is not None and len(labels) != n:
         return None
     members = _members(labels) if labels is not None else None
-    sides = [_exact_sums(np.asarray(side[0], dtype=float),
-                         None if len(side) == 1 else np.asarray(side[1], dtype=float), members)
-             for side in (a, b)]
-    if sides[0] is None or sides[1] is None:
+    first, second = (_exact_sums(np.asarray(side[0], dtype=float),
+                                 None if len(side) == 1 else np.asarray(side[1], dtype=float),
+                                 members) for side in (a, b))
+    if first is None or second is None:
         return None
-    sizes = sides[0][1].astype(float)
-    columns = [[t.astype(float) for t in totals] for totals, _ in sides]
+    sizes = first[1].astype(float)
+    columns = [[t.astype(float) for t in side[0]] for side in (first, second)]
     rng = np.random.default_rng(seed)
     parts = []
     for draw in _draws(n, len(sizes), members is not None, n_resamples, rng):

@@ -62,7 +62,7 @@ def _version() -> str:
 
 def run_stamp(run_dir: str | Path) -> str:
     """Size and modification time of the files a cell is computed from (None: no file)."""
-    out = []
+    out: list[list[int] | None] = []
     for name in (RUN_FILE, SAMPLES_FILE, SCORES_FILE):
         try:
             st = os.stat(os.path.join(run_dir, name))
@@ -219,16 +219,14 @@ def compact(folder: str | Path) -> Path | None:
     or None when there are no parts."""
     where = index_dir(folder)
     with _lock(where):
-        rows = []
+        rows: list[dict[str, Any]] = []
         for run, (tag, path) in sorted(_parts(where).items()):
             got = _read_part(path)
             rows.extend({**r, "part": tag} for r in got or [] if r.get("run") == run)
         if not rows:
             return None
         if _has_pyarrow():
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
+            pa, pq = _pyarrow()
             table = pa.Table.from_pylist(rows)
             fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".parquet", dir=where)
             os.close(fd)
@@ -245,6 +243,13 @@ def compact(folder: str | Path) -> Path | None:
         _write_atomic(where / "index.jsonl",
                       "".join(json.dumps(r) + "\n" for r in rows).encode("utf-8"))
         return where / "index.jsonl"
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    """pyarrow and pyarrow.parquet (the extra ``report``; no type information)."""
+    import importlib
+
+    return importlib.import_module("pyarrow"), importlib.import_module("pyarrow.parquet")
 
 
 def _has_pyarrow() -> bool:
@@ -267,8 +272,7 @@ def _parts(where: Path) -> dict[str, tuple[str, Path]]:
 def _compacted(where: Path) -> list[dict[str, Any]]:
     parquet, lines = where / "index.parquet", where / "index.jsonl"
     if parquet.is_file() and _has_pyarrow():
-        import pyarrow.parquet as pq
-
+        _, pq = _pyarrow()
         try:  # not pq.read_table: its dataset layer imports pandas (a second)
             with pq.ParquetFile(parquet) as table:
                 names = [c for c in READ if c in table.schema_arrow.names]
