@@ -28,6 +28,9 @@ from toolscore.records import RunStore
 from toolscore.report.compare import CONTINUOUS_TESTS
 from toolscore.report.compare_headline import compare_headline_metric
 from toolscore.report.intervals import split_of
+from toolscore.report.leaderboard.metric import LeaderboardError, model_label
+from toolscore.report.leaderboard.metric import pick_metric as _pick_metric
+from toolscore.report.leaderboard.metric import split_key as _split_key
 from toolscore.report.overview import overview_of
 from toolscore.report.view import run_view
 
@@ -39,10 +42,6 @@ TEST_NOTE = ("paired test of the headline metric on the (sample, epoch) records 
              "a ratio of sums; each model against the best of its board. With several "
              "epochs McNemar and Wilcoxon count each (sample, epoch) as a pair, so their "
              "p-values are somewhat optimistic")
-
-
-class LeaderboardError(ValueError):
-    """An input that is neither a run, a folder of runs nor a sweep plan (one line)."""
 
 
 # -- inputs ----------------------------------------------------------------------------------
@@ -88,36 +87,6 @@ def find_runs(inputs: list[str | Path]) -> list[dict[str, Any]]:
 
 
 # -- one run ---------------------------------------------------------------------------------
-def model_label(model: str, model_args: dict[str, Any] | None) -> str:
-    """The model and the generation settings it ran with: two temperatures are two rows."""
-    args = " ".join(f"{k}={json.dumps(v)}" for k, v in sorted((model_args or {}).items()))
-    return f"{model} {args}" if args else model
-
-
-def _pick_metric(specs: list[Any], wanted: str | None, benchmark: str, where: str) -> Any:
-    if not specs:
-        return None
-    if wanted is None:
-        return specs[0]
-    for m in specs:
-        if wanted in (m.label, m.key, m.numerator):
-            return m
-    names = ", ".join(sorted({m.label for m in specs}))
-    raise LeaderboardError(f"{where}: --metric {wanted!r}: benchmark {benchmark!r} has no such "
-                           f"headline metric (it has: {names}); use --metric BENCHMARK=METRIC "
-                           "to choose per benchmark")
-
-
-def _split_key(available: list[str], wanted: str | None) -> str | None:
-    """The split asked for; "all" (the default) is the only split when there is just one."""
-    want = wanted or "all"
-    if want in available:
-        return want
-    if want == "all" and len(available) == 1:
-        return available[0]
-    return None
-
-
 def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | None = None,
              prices: dict[str, dict[str, float]] | None = None, seed: int = 0,
              n_resamples: int = 2000) -> dict[str, Any]:

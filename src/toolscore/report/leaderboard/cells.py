@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import IntervalMetric
-from toolscore.report.leaderboard.build import _pick_metric, _split_key, model_label
 from toolscore.report.leaderboard.index import indexed_runs
+from toolscore.report.leaderboard.metric import model_label, pick_metric, split_key
 from toolscore.report.usage import cost
 
 
@@ -41,8 +41,8 @@ def cell_from_index(rows: list[dict[str, Any]], run_dir: str, *, metric: str | N
     run = json.loads(next(r["run_facts"] for r in rows if r.get("run_facts")))
     benchmark = run["benchmark"]
     specs = [IntervalMetric(**s) for s in run["specs"]]
-    spec = _pick_metric(specs, metric, benchmark, str(path / "run.json"))
-    key = _split_key(run["splits"], split)
+    spec = pick_metric(specs, metric, benchmark, str(path / "run.json"))
+    key = split_key(run["splits"], split)
     found = next((r for r in rows if key is not None and spec is not None
                   and r.get("split") == key and r.get("metric") == spec.label), None)
     row = None if found is None else json.loads(found["row_facts"])
