@@ -129,11 +129,14 @@ def test_a_changed_run_is_read_from_its_files(runs: list[Path]) -> None:
 def test_no_index_or_other_resamples_walk_and_say_so(runs: list[Path]) -> None:
     notes: list[str] = []
     build_leaderboard([runs[0].parent], n_resamples=N, on_note=notes.append)
-    assert notes == [f"results index: 0 of {len(runs)} runs read from the index; "
-                     f"{len(runs)} read from their files ({len(runs)} missing)"]
+    assert notes == []  # no index anywhere: nothing to say
+    index_all(runs[:4])
+    build_leaderboard([runs[0].parent], n_resamples=N, on_note=notes.append)
+    assert notes == [f"results index: 4 of {len(runs)} runs read from the index; "
+                     f"{len(runs) - 4} read from their files ({len(runs) - 4} missing)"]
     index_all(runs)
     _, counts = indexed_runs([str(r) for r in runs], seed=0, n_resamples=N + 1)
-    assert counts == {"indexed": 0, "stale": len(runs), "missing": 0}
+    assert counts == {"indexed": 0, "stale": len(runs), "missing": 0, "unindexed": 0}
     _, counts = indexed_runs([str(r) for r in runs], seed=1, n_resamples=N)
     assert counts["stale"] == len(runs)
 
@@ -183,7 +186,7 @@ def test_several_writers_and_a_compaction_lose_nothing(runs: list[Path]) -> None
         _write_part(str(run))
     assert sorted(read_index(folder)) == sorted(r.name for r in runs)
     valid, counts = indexed_runs([str(r) for r in runs], seed=0, n_resamples=2000)
-    assert counts == {"indexed": len(runs), "stale": 0, "missing": 0}
+    assert counts == {"indexed": len(runs), "stale": 0, "missing": 0, "unindexed": 0}
     assert not list((folder / INDEX_DIR).glob("parts/.*"))  # no temporary file left
 
 

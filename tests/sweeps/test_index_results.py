@@ -32,7 +32,7 @@ def test_sweep_run_writes_the_index_the_leaderboard_reads(tmp_path: Path) -> Non
         again = toolscore("sweep", "run", str(plan), cwd=tmp_path, env=KEY)
         assert again.returncode == 0, again.stderr[-2000:]
     _, counts = indexed_runs([u.run_dir for u in manifest.units], seed=0, n_resamples=2000)
-    assert counts == {"indexed": 3, "stale": 0, "missing": 0}
+    assert counts == {"indexed": 3, "stale": 0, "missing": 0, "unindexed": 0}
     fast = toolscore("leaderboard", "runs", "--json", cwd=tmp_path)
     slow = toolscore("leaderboard", "runs", "--json", "--no-index", cwd=tmp_path)
     assert json_doc(fast) == json_doc(slow) and fast.stdout == slow.stdout

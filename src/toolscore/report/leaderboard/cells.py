@@ -78,7 +78,7 @@ def valid_rows(run_dirs: list[str], seed: int, n_resamples: int,
                on_note: Callable[[str], None] | None) -> dict[str, list[dict[str, Any]]]:
     """The results index's rows of the runs it holds unchanged, by run directory."""
     rows, counts = indexed_runs(run_dirs, seed=seed, n_resamples=n_resamples)
-    if on_note is not None:
+    if on_note is not None and counts["unindexed"] < len(run_dirs):  # said where one exists
         on_note(index_note(counts, len(run_dirs)))
     return rows
 
@@ -87,7 +87,8 @@ def index_note(counts: dict[str, int], total: int) -> str:
     walked = total - counts["indexed"]
     if not walked:
         return f"results index: all {total} runs read from the index"
-    why = ", ".join(f"{n} {k}" for k, n in counts.items() if k != "indexed" and n)
+    why = ", ".join(f"{n} {'in a folder without one' if k == 'unindexed' else k}"
+                    for k, n in counts.items() if k != "indexed" and n)
     return (f"results index: {counts['indexed']} of {total} runs read from the index; "
             f"{walked} read from their files ({why})")
 

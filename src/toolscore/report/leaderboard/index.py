@@ -308,25 +308,28 @@ def indexed_runs(run_dirs: list[str], *, seed: int,
                  n_resamples: int) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
     """The valid index rows of those of ``run_dirs`` that have them, by run directory, and
     how many runs were found ``indexed``, ``stale`` (changed since, another version, other
-    seed or resamples) or ``missing`` (no index, or no row of theirs)."""
-    tables: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    seed or resamples), ``missing`` (an index beside them without their rows) or in a folder
+    with no index at all (``unindexed``)."""
+    tables: dict[str, dict[str, list[dict[str, Any]]] | None] = {}
     out: dict[str, list[dict[str, Any]]] = {}
-    counts = {"indexed": 0, "stale": 0, "missing": 0}
+    counts = {"indexed": 0, "stale": 0, "missing": 0, "unindexed": 0}
     version = _version()
     for run_dir in run_dirs:
         path = Path(run_dir)
         parent = str(path.parent)
         if parent not in tables:
-            tables[parent] = read_index(parent)
-        rows = tables[parent].get(path.name)
-        if not rows:
+            tables[parent] = read_index(parent) if index_dir(parent).is_dir() else None
+        table = tables[parent]
+        rows = None if table is None else table.get(path.name)
+        if table is None:
+            counts["unindexed"] += 1
+        elif not rows:
             counts["missing"] += 1
-            continue
-        if not _valid(rows, path, seed, n_resamples, version):
+        elif not _valid(rows, path, seed, n_resamples, version):
             counts["stale"] += 1
-            continue
-        counts["indexed"] += 1
-        out[run_dir] = rows
+        else:
+            counts["indexed"] += 1
+            out[run_dir] = rows
     return out, counts
 
 
