@@ -31,6 +31,7 @@ from toolscore.report.leaderboard.index import (
     indexed_runs,
     read_index,
     refresh,
+    unit_states,
 )
 from toolscore.runs.api import evaluate
 
@@ -202,3 +203,21 @@ def test_refresh_and_the_cli(runs: list[Path]) -> None:
     assert "all 10 runs read from the index" in res.stderr
     walked = CliRunner().invoke(app, ["leaderboard", str(folder), "--json", "--no-index"])
     assert walked.stdout == res.stdout and "results index" not in walked.stderr
+
+
+def test_unit_states_are_the_sweep_status(runs: list[Path]) -> None:
+    from toolscore.sweeps.manifest import Unit
+    from toolscore.sweeps.status import unit_status
+
+    index_all(runs)
+    for run in runs:  # index_all writes 200-resample rows; states read the default ones
+        index_run(run)
+    seen = set()
+    for samples in (12, 30):  # demo's 6 conversations x 2 epochs: all there, or not
+        units = [Unit(i, str(run), "demo", "openai/x", {}, {}, 2, None, samples, "openai")
+                 for i, run in enumerate(runs)]
+        states = unit_states([(u.run_dir, u.samples) for u in units])
+        for u in units:
+            assert states[u.run_dir] == unit_status(u)["state"]
+            seen.add(states[u.run_dir])
+    assert seen == {"done", "error", "partial"}

@@ -49,7 +49,7 @@ def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file()
 
 
-def find_runs(inputs: list[str | Path]) -> list[dict[str, Any]]:
+def find_runs(inputs: list[str | Path], *, use_index: bool = False) -> list[dict[str, Any]]:
     """``[{run_dir, state, unit}]`` of every run the inputs name, in order, once each.
 
     An input is a run directory, a folder of run directories (its children, and their
@@ -77,9 +77,15 @@ def find_runs(inputs: list[str | Path]) -> list[dict[str, Any]]:
             from toolscore.sweeps.plan import load_plan
             from toolscore.sweeps.status import unit_status
 
-            for unit in load_plan(path).units:
-                status = unit_status(unit)
-                add(Path(unit.run_dir), status["state"], unit.to_dict())
+            units = load_plan(path).units
+            known: dict[str, str] = {}
+            if use_index:  # the states of units the results index holds unchanged
+                from toolscore.report.leaderboard.index import unit_states
+
+                known = unit_states([(u.run_dir, u.samples) for u in units])
+            for unit in units:
+                state = known.get(unit.run_dir) or unit_status(unit)["state"]
+                add(Path(unit.run_dir), state, unit.to_dict())
         else:
             raise LeaderboardError(f"{path}: not a run directory (no run.json), a folder of "
                                    "runs or a sweep plan (.yaml, .yml or .json)")
@@ -227,7 +233,7 @@ def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] 
     if not 0 < alpha < 1:
         raise LeaderboardError(f"--alpha {alpha}: must be between 0 and 1")
     cells: list[dict[str, Any]] = []
-    listed = find_runs(inputs)
+    listed = find_runs(inputs, use_index=use_index)
     ready = [f["run_dir"] for f in listed if f["state"] != "pending"
              and _is_run(Path(f["run_dir"]))]
     indexed: dict[str, list[dict[str, Any]]] = {}

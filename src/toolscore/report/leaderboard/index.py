@@ -333,6 +333,25 @@ def indexed_runs(run_dirs: list[str], *, seed: int,
     return out, counts
 
 
+def unit_states(units: list[tuple[str, int]]) -> dict[str, str]:
+    """``{run_dir: state}`` of the sweep units (run directory, expected records) whose runs
+    the index holds unchanged, as :func:`toolscore.sweeps.status.unit_status` says it from
+    their records: done, error or partial."""
+    valid, _ = indexed_runs([d for d, _ in units], seed=SEED, n_resamples=RESAMPLES)
+    states = {}
+    for run_dir, samples in units:
+        rows = valid.get(run_dir)
+        if rows is None:
+            continue
+        facts = json.loads(next(r["run_facts"] for r in rows if r.get("run_facts")))
+        errors = int(facts["errors"])
+        ok = int(facts["records"]) - errors
+        scored = json.loads(rows[0]["stamp"])[2] is not None
+        states[run_dir] = ("done" if ok >= samples and scored else "error"
+                           if errors and ok + errors >= samples and scored else "partial")
+    return states
+
+
 def refresh(run_dirs: list[str], *, force: bool = False) -> dict[str, int]:
     """Index every run of ``run_dirs`` that the index lacks or holds stale (all of them with
     ``force``), then compact each folder's index; counts of ``indexed`` (written now),
