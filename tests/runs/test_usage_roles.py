@@ -120,7 +120,12 @@ def test_old_records_without_split_still_report(tmp_path: Path) -> None:
     roles = doc["usage_by_role"]
     assert roles["assistant"]["input_tokens"] == 2_000_100
     assert roles["user"]["input_tokens"] == 1_000_040
-    assert doc["cost"] is None
+    # no price table here and no --prices: every role is unpriced (never $0), and the
+    # report says how to get the table
+    assert {r: c["cost"] for r, c in doc["cost"]["by_role"].items()} == {
+        "assistant": None, "user": None}
+    assert doc["cost"]["total"] is None and not doc["cost"]["complete"]
+    assert "toolscore data prices" in doc["cost"]["prices"]["missing"]
     assert doc["usage"]["tokens"] == sum(r["tokens"] for r in roles.values())
 
 

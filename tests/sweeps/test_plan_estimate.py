@@ -57,7 +57,8 @@ def test_nothing_measured_and_no_prices() -> None:
     lines = estimate_lines(doc, lambda name: True)
     assert lines[1:] == ["  model calls: unknown (1 of 1 units unknown)",
                          "  tokens: unknown in, unknown out (1 of 1 units unknown)",
-                         "  cost: unpriced (no price table)"]
+                         "  cost: unpriced (no price table: toolscore data prices, or "
+                         "--prices FILE)"]
 
 
 def test_reference_calls_of_a_plan() -> None:

@@ -125,6 +125,10 @@ class RunContract:
     # further sources the benchmark reads besides its dataset (DatasetSource each, found and
     # downloaded the same way; ``toolscore data NAME`` knows them too)
     dataset_extras: ClassVar[tuple[Any, ...]] = ()
+    # the models of the parts the benchmark plays, by role ("assistant", "user", "judge"):
+    # "model" (the run's --model) or the option naming that role's model; ``--role ROLE=X``
+    # sets it
+    roles: ClassVar[dict[str, str]] = {"assistant": "model"}
     # the model a run uses when none is named; None (most benchmarks): naming one is required,
     # as a measurement of a model nobody chose is worse than a one-line error
     default_model: ClassVar[str | None] = None

@@ -1,11 +1,13 @@
 """The dataset sources the installed benchmarks declare (``Benchmark.dataset_source``), by
-name: ``toolscore data NAME`` finds (or downloads) one without knowing any benchmark."""
+name: ``toolscore data NAME`` finds (or downloads) one without knowing any benchmark. The
+price table of hosted models (:mod:`toolscore.models.prices`) is one too: ``prices``."""
 
 from __future__ import annotations
 
 from toolscore.benchmarks.registry import benchmark_class
 from toolscore.data import DatasetSource
 from toolscore.entrypoints import BENCHMARKS, ExtensionError
+from toolscore.models.prices import SOURCE as PRICES
 
 
 def dataset_sources() -> dict[str, DatasetSource]:
@@ -25,6 +27,7 @@ def dataset_sources() -> dict[str, DatasetSource]:
         found.setdefault(source.name, source)
         for extra in cls.dataset_extras:
             found.setdefault(extra.name, extra)
+    found.setdefault(PRICES.name, PRICES)
     return found
 
 

@@ -55,12 +55,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "--plugins."),
     "report": ("toolscore.cli.report:report",
                "Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), "
-               "tokens and (with --prices) cost per model role."),
+               "tokens and cost per model role."),
     "run": ("toolscore.cli.run:run_group",
             "Run a benchmark with a model and write a run directory."),
     "schema": ("toolscore.cli.listing:schema_command",
                "Print the JSON Schema of a run directory's files (run.json, samples.jsonl)."),
-    "score": ("toolscore.cli.run:score_command",
+    "score": ("toolscore.cli.score:score_command",
               "Recompute scores from stored outputs (no model calls): a run directory, or "
               "with --predictions, another tool's output files scored by benchmark TARGET."),
     "sweep": ("toolscore.cli.sweep:sweep_group",
@@ -69,6 +69,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "ToolEval: pass rate and win rate with an LLM judge."),
     "tooltalk": ("toolscore.cli.tooltalk:tooltalk_app",
                  "ToolTalk tools: check the simulator against ToolTalk's own runs."),
+    "view": ("toolscore.cli.view:view_command",
+             "Browse runs in a local web page: the runs under FOLDER (default $TOOLSCORE_OUT "
+             "or runs), filtered and sorted, each with its report, followed live while it "
+             "runs."),
 }
 
 

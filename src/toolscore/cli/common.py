@@ -173,6 +173,20 @@ def whole_number(value: str | int, where: str) -> int:
     return int(text)
 
 
+def cache_expiry(value: str | None) -> float | None:
+    """``--cache-expiry`` checked (one line if bad) and handed to every cache this run opens,
+    in this process and its workers, through ``$TOOLSCORE_CACHE_EXPIRY``."""
+    import os
+
+    from toolscore.models.cache import EXPIRY_ENV, parse_expiry
+
+    if value is None:
+        return None
+    seconds = parse_expiry(value, source_name("cache_expiry", EXPIRY_ENV))
+    os.environ[EXPIRY_ENV] = value
+    return seconds
+
+
 def max_concurrency(value: str | int) -> int:
     return whole_number(value, source_name("max_concurrency", "TOOLSCORE_MAX_CONCURRENCY"))
 
@@ -321,3 +335,36 @@ def say_gates(gates: list[Any], problem: str | None = None) -> None:
 def exit_on_gates(gates: list[Any]) -> None:
     if any(not g.passed for g in gates):
         raise SystemExit(EXIT_GATE)
+
+
+def print_run(doc: dict[str, Any], json_out: bool) -> None:
+    """A run's document (``run``, ``score``): one JSON document, or the summary tables."""
+    if json_out:
+        emit_json(doc)
+        return
+    from toolscore.report.tables import print_run_summary
+
+    console = stdout()
+    print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"),
+                      run_dir=doc.get("run_dir"))
+    if doc.get("run_dir"):
+        console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
+    if (doc.get("summary") or {}).get("spent_usd") is not None:
+        console.print(f"spent ${doc['summary']['spent_usd']:.4f} on this command's model calls "
+                      "(--cost-limit)", highlight=False, markup=False)
+    if doc.get("html_report"):
+        console.print(f"HTML report: {doc['html_report']}", highlight=False, soft_wrap=True)
+
+
+# ``toolscore run``'s spending limit (toolscore.runs.costlimit)
+COST_OPTIONS = [
+    click.Option(
+        ["--cost-limit", "cost_limit"], default=None, metavar="USD",
+        help="Stop once this command's model calls cost this many US dollars (every role, "
+             "priced by the pinned price table and --prices): samples in flight finish, the "
+             "rest run on --resume. A model with no price is refused before anything runs."),
+    click.Option(
+        ["--prices", "prices"], type=click.Path(path_type=Path), default=None, metavar="FILE",
+        help="Price file (JSON/YAML: {model: {input_per_mtok, output_per_mtok}}) over the "
+             "pinned table, for --cost-limit."),
+]

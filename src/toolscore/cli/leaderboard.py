@@ -43,7 +43,8 @@ def _metrics(values: tuple[str, ...]) -> str | dict[str, str] | None:
 @click.option("--html-reports", is_flag=True,
               help="With --html: write each run's report.html if missing, so every cell links.")
 @click.option("--prices", "prices_file", type=click.Path(path_type=Path), default=None,
-              help="Price table (JSON/YAML, per million tokens) for the cost column.")
+              help="Price file (JSON/YAML, per million tokens) over the pinned price "
+                   "table, for the cost column.")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Significance level of the paired test against the best model.")
 @click.option("--seed", type=int, default=0, show_default=True,
@@ -61,10 +62,10 @@ def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], spli
     (pending units show as missing cells). Headline metric with 95% CI, pass^k and noise floor
     (several epochs), tokens and cost, mode, and a mark where a model is not significantly
     worse than the best (paired test on shared samples)."""
+    from toolscore.models.prices import price_table
     from toolscore.report.leaderboard.build import build_leaderboard
     from toolscore.report.leaderboard.html import write_leaderboard_html
     from toolscore.report.leaderboard.text import to_csv, to_markdown
-    from toolscore.report.usage import load_prices
 
     if html_reports and html_out is None:
         fail("--html-reports needs --html FILE")
@@ -72,7 +73,7 @@ def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], spli
         fail(f"--resamples {resamples}: must be at least 1")
     with UserErrors():
         check_output_path(html_out, "--html")
-        prices = load_prices(prices_file) if prices_file is not None else None
+        prices = price_table(prices_file) if prices_file is not None else None
         doc = build_leaderboard(list(inputs), metric=_metrics(metrics), split=split,
                                 prices=prices, alpha=alpha, seed=seed, n_resamples=resamples,
                                 use_index=not no_index, on_note=_note)

@@ -52,6 +52,8 @@ from toolscore.report.compare_table import print_comparison
 )
 @click.option("--seed", "seed", type=int, default=0, help="Bootstrap seed.")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--prices", "prices_file", type=click.Path(path_type=Path), default=None,
+              help="Price file (JSON/YAML, per million tokens) over the pinned price table.")
 @click.option("--fail-on-regression", is_flag=True,
               help="Exit 1 when RUN_B is significantly worse than RUN_A (the base) on the "
                    "primary metric (each --metric if given): worse, with the paired test's p "
@@ -62,9 +64,10 @@ from toolscore.report.compare_table import print_comparison
               help="Also write JUnit XML to FILE for CI: one testcase per regression gate.")
 def compare(run_a: Path, run_b: Path, metric: list[str] | None, test: str, resamples: int,
             seed: int, json_out: bool, fail_on_regression: bool, alpha: float,
-            junit: Path | None) -> None:
+            junit: Path | None, prices_file: Path | None) -> None:
     """Paired comparison of two runs: the benchmark's headline metrics and the per-sample
     scores, with differences, CIs, tests, flipped samples and warnings."""
+    from toolscore.models.prices import price_table
     from toolscore.report.compare import compare_runs
     from toolscore.report.gates import check_regression
 
@@ -72,8 +75,9 @@ def compare(run_a: Path, run_b: Path, metric: list[str] | None, test: str, resam
         check_gate_options((), junit)
         if not 0.0 < alpha < 1.0:
             raise ValueError(f"--alpha {alpha}: must be between 0 and 1 (e.g. 0.05)")
+        prices = price_table(prices_file) if prices_file is not None else None
         result = compare_runs(run_a, run_b, metrics=metric or None, continuous_test=test,
-                              n_resamples=resamples, seed=seed)
+                              n_resamples=resamples, seed=seed, prices=prices)
         gates = check_regression(result, alpha, metric) if fail_on_regression or junit else []
     except USER_ERRORS as e:
         _fail(str(e))
@@ -223,7 +227,7 @@ def _intervals_table(intervals: dict[str, Any]) -> Table:
 
 
 def _usage_table(doc: dict[str, Any]) -> Table:
-    """Tokens (and cost, with --prices) per model role."""
+    """Tokens and cost per model role."""
     from toolscore.report.usage import format_cost
 
     costs = (doc.get("cost") or {}).get("by_role")
@@ -246,30 +250,19 @@ def _usage_table(doc: dict[str, Any]) -> Table:
         ]
         if costs is not None:
             c = costs.get(role) or {}
+            partial = " (partial)" if c.get("partial") else ""
             row += [
-                format_cost(c.get("cost")) if c.get("priced") else "unpriced",
-                format_cost(c.get("cost_per_run")),
+                format_cost(c.get("cost")) + partial if c.get("priced") else "unpriced",
+                format_cost(c.get("cost_per_run")) + partial if c.get("priced") else "-",
             ]
         table.add_row(*row)
     return table
 
 
 def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
-    from toolscore.report.usage import format_cost
+    from toolscore.report.usage import cost_lines
 
-    if cost is None:
-        return []
-    lines = [
-        f"cost total {format_cost(cost['total'])} · per run (epoch) "
-        f"{format_cost(cost['total_per_run'])} (all tokens, cached replies included)"
-    ]
-    for u in cost["unpriced"]:
-        lines.append(
-            f"[yellow]unpriced:[/yellow] {escape(str(u['role']))} model "
-            f"{escape(str(u['model']))} is not in the price table ({u['tokens']} "
-            "tokens left out of the total)"
-        )
-    return lines
+    return [] if cost is None else cost_lines(cost, markup=True)
 
 
 @click.command("report")
@@ -290,8 +283,8 @@ def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
     "prices_file",
     type=click.Path(path_type=Path),
     default=None,
-    help="Price table (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}; adds cost "
-    "per role. Models not in it are listed as unpriced.",
+    help="Price file (JSON or YAML): {model: {input_per_mtok, output_per_mtok}}, over the "
+    "pinned price table (`toolscore data prices`). Models in neither are listed as unpriced.",
 )
 @click.option("--fail-under", "fail_under", multiple=True, metavar="METRIC=VALUE",
               help=FAIL_UNDER_HELP)
@@ -300,14 +293,14 @@ def _cost_notes(cost: dict[str, Any] | None) -> list[str]:
 def report(run_dir: Path, seed: int, json_out: bool, html_out: Path | None,
            prices_file: Path | None, fail_under: tuple[str, ...], junit: Path | None) -> None:
     """Summarise a run: headline metrics per split, repeats (pass@k, pass^k, noise), tokens
-    and (with --prices) cost per model role."""
+    and cost per model role."""
+    from toolscore.models.prices import price_table
     from toolscore.report.overview import run_overview
-    from toolscore.report.usage import load_prices
 
     try:
         check_output_path(html_out, "--html")
         floors = check_gate_options(fail_under, junit)
-        prices = load_prices(prices_file) if prices_file is not None else None
+        prices = price_table(prices_file) if prices_file is not None else None
         if html_out is None:
             doc = run_overview(run_dir, seed=seed, prices=prices)
         else:  # the page's overview is the terminal report's: the run is read once

@@ -16,24 +16,31 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
+    COST_OPTIONS,
     FAIL_UNDER_HELP,
     JUNIT_HELP,
     StoppedRuns,
     UserErrors,
+    cache_expiry,
     check_gate_options,
-    emit_json,
     err,
     exit_if_incomplete,
     exit_on_gates,
     fail,
     max_concurrency,
+    print_run,
     progress_wanted,
     run_gates,
     runs_root,
     say_gates,
-    source_name,
-    stdout,
     task_options,
+)
+from toolscore.cli.run_config import (
+    apply_roles,
+    config_argument,
+    merge_config,
+    parse_roles,
+    read_run_file,
 )
 from toolscore.records.paths import check_output_path
 
@@ -122,6 +129,18 @@ GENERIC.append(click.Option(
     ["-T", "--task-option", "task_option"], multiple=True, metavar="KEY=VALUE",
     help="A benchmark option by name, as its own flag would set it (Inspect's -T), "
          "repeatable: -T split=easy -T strict=true. A list option takes one -T per item."))
+GENERIC.append(click.Option(
+    ["--role", "role"], multiple=True, metavar="ROLE=MODEL",
+    help="The model of one role the benchmark has, repeatable: assistant (as --model), user "
+         "(a simulated user, e.g. AutoDE's user model), judge (a benchmark whose model "
+         "judges, e.g. ToolEval); a role the benchmark lacks is an error."))
+GENERIC.append(click.Option(
+    ["--config", "config"], type=click.Path(path_type=Path, dir_okay=False), default=None,
+    metavar="FILE",
+    help="A run configuration (YAML or JSON: benchmark, model, options, model_args, roles, "
+         "epochs, limit, ...; a run's run.json runs it again); options given here win. "
+         "`toolscore run --config FILE` takes the benchmark from the file."))
+GENERIC += COST_OPTIONS
 GENERIC_NAMES = {p.name for p in GENERIC}
 
 
@@ -207,6 +226,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     """``given``: the benchmark options and model typed on this command line (with --resume,
     they vouch for the run's stored ones)."""
     from toolscore.runs.api import evaluate_with, resume
+    from toolscore.runs.costlimit import parse_cost_limit
     from toolscore.runs.runner import parse_shard
     from toolscore.runs.settings import RunExecution
 
@@ -228,12 +248,15 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
                          timeout=generic["timeout"], progress=progress_wanted(json_out),
                          shard=generic["shard"], workers=generic["workers"],
                          allow_run_commands=generic["allow_run_commands"],
-                         trusted_options=given)
+                         trusted_options=given, cost_limit=generic["cost_limit"],
+                         prices=generic["prices"])
         else:
             how = RunExecution(max_concurrency=concurrency, cache=cache,
                                timeout=generic["timeout"], progress=progress_wanted(json_out),
                                shard=parse_shard(generic["shard"]),
-                               workers=generic["workers"], download=generic["download"])
+                               workers=generic["workers"], download=generic["download"],
+                               cost_limit=parse_cost_limit(generic["cost_limit"]),
+                               prices=generic["prices"] and str(generic["prices"]))
             run = evaluate_with(name, generic["model"], how, runs_root=runs_root(),
                                 data=generic["data"], out=generic["out"],
                                 epochs=generic["epochs"], limit=generic["limit"],
@@ -259,37 +282,16 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
     exit_on_gates(gates)
 
 
-def cache_expiry(value: str | None) -> float | None:
-    """``--cache-expiry`` checked (one line if bad) and handed to every cache this run opens,
-    in this process and its workers, through ``$TOOLSCORE_CACHE_EXPIRY``."""
-    import os
-
-    from toolscore.models.cache import EXPIRY_ENV, parse_expiry
-
-    if value is None:
-        return None
-    seconds = parse_expiry(value, source_name("cache_expiry", EXPIRY_ENV))
-    os.environ[EXPIRY_ENV] = value
-    return seconds
-
-
-def print_run(doc: dict[str, Any], json_out: bool) -> None:
-    if json_out:
-        emit_json(doc)
-        return
-    from toolscore.report.tables import print_run_summary
-
-    console = stdout()
-    print_run_summary(console, doc["config"], doc["metrics"] or {}, doc.get("summary"),
-                      run_dir=doc.get("run_dir"))
-    if doc.get("run_dir"):
-        console.print(f"run directory: {doc['run_dir']}", highlight=False, soft_wrap=True)
-    if doc.get("html_report"):
-        console.print(f"HTML report: {doc['html_report']}", highlight=False, soft_wrap=True)
-
-
 class RunGroup(click.Group):
     """One subcommand per installed benchmark, built when asked for."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """``run --config FILE ...``: the benchmark is the file's."""
+        config = config_argument(args)
+        if config is not None:
+            with UserErrors():
+                args = [read_run_file(Path(config))["benchmark"], *args]
+        return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         from toolscore.entrypoints import BENCHMARKS
@@ -317,10 +319,19 @@ class RunGroup(click.Group):
                        if k in GENERIC_NAMES or (k in MODEL_ARG_NAMES and k not in own)}
             options = {k: (list(v) if isinstance(v, tuple) else v)
                        for k, v in kwargs.items() if k in own}
-            typed = typed_here(click.get_current_context(), [*own, "model"])
+            ctx = click.get_current_context()
+            typed = typed_here(ctx, [*own, "model"])
             with UserErrors():
                 by_pair = task_options(generic.get("task_option") or (), own, typed)
-            options.update(by_pair)
+                options.update(by_pair)
+                # what the command line itself says wins over the file and the roles (the
+                # environment's defaults do not)
+                set_here = {*typed_here(ctx, [*own, "model"], environment=False), *by_pair}
+                roles = {} if generic.get("config") is None else merge_config(
+                    generic["config"], ctx, generic, options, own, set_here, name,
+                    cls.dataset is not None)
+                roles.update(parse_roles(generic.get("role") or ()))
+                apply_roles(roles, cls.roles, name, generic, options, set_here)
             given = {k: generic["model"] if k == "model" else options[k]
                      for k in [*typed, *by_pair]}
             _run(name, generic, options, given)
@@ -331,69 +342,15 @@ class RunGroup(click.Group):
                              short_help=doc[0] if doc else "")
 
 
-def typed_here(ctx: click.Context, names: list[str]) -> list[str]:
+def typed_here(ctx: click.Context, names: list[str], environment: bool = True) -> list[str]:
     """The parameters among ``names`` given on the command line (or through the
     environment), not left at their defaults."""
     from click.core import ParameterSource
 
-    typed = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    typed = ((ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT) if environment
+             else (ParameterSource.COMMANDLINE,))
     return [n for n in names if ctx.get_parameter_source(n) in typed]
 
 
 run_group = RunGroup("run", help="Run a benchmark with a model and write a run directory. "
                                  "`toolscore run NAME --help` lists its options.")
-
-
-@click.command("score")
-@click.argument("target")
-@click.option("--predictions", type=click.Path(path_type=Path), default=None,
-              help="Files written by the method's own code (TARGET is then the benchmark).")
-@click.option("-T", "--option", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Score under another value of a benchmark option (e.g. -T strict=true); "
-                   "the run's own scores are then left as they are.")
-@click.option("--data", type=click.Path(path_type=Path), default=None,
-              help="Dataset folder (with --predictions).")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="With --predictions: write the scored files here.")
-@click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
-@click.option("--allow-run-commands", is_flag=True,
-              help="Let the run directory's options start what they name (an MCP server "
-                   "command, a plugin set) if scoring needs it; without it, the run's "
-                   "recorded tools are used, or repeat the option with -T.")
-def score_command(target: str, predictions: Path | None, overrides: tuple[str, ...],
-                  data: Path | None, out: Path | None, json_out: bool,
-                  allow_run_commands: bool) -> None:
-    """Recompute scores from stored outputs (no model calls): a run directory, or with
-    --predictions, another tool's output files scored by benchmark TARGET."""
-    from toolscore.runs.api import score, score_files
-
-    with UserErrors():
-        options = task_options(overrides)
-    with UserErrors():
-        if predictions is not None:
-            doc = score_files(target, predictions, data=data, out=out, **options)
-            if "metrics" in doc and not json_out:
-                print_run(doc, False)
-                return
-            # one result per scored file (AutoDE's recorded runs: its Table 1) as a table
-            from toolscore.report.tables import print_file_scores
-
-            if json_out or not print_file_scores(stdout(), doc):
-                emit_json(doc)
-            return
-        run = score(Path(target), allow_run_commands=allow_run_commands, **options)
-        doc = run.to_dict()
-        if options:
-            # The header and --json say how these scores were computed: the run's options
-            # with the overrides in, as the benchmark read them (-T strict=true is True).
-            from toolscore.benchmarks.base import option_fields, options_to_json, parse_options
-            from toolscore.benchmarks.registry import benchmark_class
-
-            cls = benchmark_class(run.config.benchmark)
-            stored = dict(run.config.options)
-            known = {f.name for f in option_fields(cls.Options)}
-            used = options_to_json(parse_options(
-                cls.Options, {k: v for k, v in {**stored, **options}.items() if k in known},
-                f"benchmark {cls.name!r}"))
-            doc["config"]["options"] = {**stored, **{k: used[k] for k in options if k in used}}
-    print_run(doc, json_out)

@@ -32,7 +32,8 @@ def sweep_group() -> None:
               help="Write the manifest (JSON) here; `sweep run` and `status` accept it too.")
 @click.option("--json", "json_out", is_flag=True, help="Print the manifest on stdout.")
 @click.option("--prices", "prices_file", type=click.Path(path_type=Path), default=None,
-              help="Price table (JSON/YAML, per million tokens) for the estimate's cost.")
+              help="Prices (JSON/YAML, per million tokens) over the pinned price table, for "
+                   "the estimate's cost.")
 @ALLOW_OUTSIDE
 def plan_command(plan: Path, out: Path | None, json_out: bool, prices_file: Path | None,
                  allow_outside: bool) -> None:
@@ -45,11 +46,9 @@ def plan_command(plan: Path, out: Path | None, json_out: bool, prices_file: Path
 
     with UserErrors():
         manifest = load_plan(plan, allow_outside)
-        prices = None
-        if prices_file is not None:
-            from toolscore.report.usage import load_prices
+        from toolscore.models.prices import price_table
 
-            prices = load_prices(prices_file)
+        prices = price_table(prices_file)  # the pinned table (when here) and the user's file
     doc = manifest.to_dict()
     if out is not None:
         out.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -69,14 +68,14 @@ def plan_command(plan: Path, out: Path | None, json_out: bool, prices_file: Path
         console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
-def plan_estimate(manifest: Any, prices: dict[str, dict[str, float]] | None) -> list[str]:
+def plan_estimate(manifest: Any, prices: Any = None) -> list[str]:
     """The estimate's lines: usage measured on the finished runs the results index beside
-    the plan's runs holds, prices from ``prices`` when given."""
+    the plan's runs holds, priced by ``prices`` (a :class:`~toolscore.models.prices.PriceTable`;
+    None or an empty one: unpriced)."""
     import json
     import os
 
     from toolscore.report.leaderboard.index import read_index
-    from toolscore.report.usage import price_of
     from toolscore.sweeps.estimate import estimate, estimate_lines
 
     runs = []
@@ -87,7 +86,12 @@ def plan_estimate(manifest: Any, prices: dict[str, dict[str, float]] | None) -> 
                                             if r.get("run_facts"))))
             except (StopIteration, TypeError, ValueError):
                 continue
-    doc = estimate(manifest, runs, None if prices is None else lambda m: price_of(m, prices))
+    def price_of(model: str | None) -> dict[str, float] | None:
+        price = prices.price_of(model)
+        return None if price is None else price.to_dict()
+
+    some = prices is not None and (prices.table is not None or bool(prices.overrides))
+    doc = estimate(manifest, runs, price_of if some else None)
     return estimate_lines(doc, lambda name: bool(os.environ.get(name)))
 
 

@@ -242,7 +242,7 @@ class ModelClient:
                 hit.usage = Usage(input_tokens=hit.usage.input_tokens,
                                   output_tokens=hit.usage.output_tokens, cached_calls=1)
                 self.usage.add(hit.usage)
-                record_usage(self.role, hit.usage)
+                record_usage(self.role, hit.usage, self.model.name)
                 self._record(messages, tools, config, hit)
                 return hit
 
@@ -318,7 +318,7 @@ class ModelClient:
             raise safe from None
         redact_reply(reply, secrets)
         self.usage.add(reply.usage)
-        record_usage(self.role, reply.usage)
+        record_usage(self.role, reply.usage, self.model.name)
         if key is not None and self.cache is not None:
             self.cache.put(key, reply, model=self.model.name)
         self._record(messages, tools, config, reply)

@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from toolscore.models.prices import Prices
 from toolscore.records import RunStore
+from toolscore.report.compare_cost import compare_costs
 from toolscore.report.compare_headline import compare_headline_metric
 from toolscore.report.view import RunView, run_view
 from toolscore.stats.paired import (
@@ -179,12 +181,13 @@ def compare_metric(name: str, a: Sequence[Any], b: Sequence[Any], *, continuous_
 
 def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str] | None = None,
                  continuous_test: str = "wilcoxon", n_resamples: int = 2000,
-                 seed: int = 0) -> dict[str, Any]:
+                 seed: int = 0, prices: Prices = None) -> dict[str, Any]:
     """Paired comparison of two run directories; a JSON-able dict (see the module docstring).
 
     ``diff`` is always B minus A. ``metrics`` restricts the comparison to the named scores and
     headline metrics (by label, scores.json key or score name; default: all). The bootstrap
     and the permutation test are seeded, so the same two runs always give the same result.
+    ``cost`` is what each run cost per model role (:mod:`toolscore.report.compare_cost`).
     """
     if continuous_test not in CONTINUOUS_TESTS:
         raise ValueError(f"unknown test {continuous_test!r}; choose one of "
@@ -239,7 +242,8 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *, metrics: Sequence[str]
                       if several_epochs else "(sample, epoch) pairs",
                       "samples": len(set(groups))},
         "headline": headline, "per_sample": per_sample, "by_split": by_split, "flips": flips,
-        "warnings": warnings,
+        "warnings": warnings, "cost": compare_costs(config_a, list(recs_a.values()), config_b,
+                                                    list(recs_b.values()), prices),
     }
 
 

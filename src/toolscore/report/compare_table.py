@@ -98,5 +98,11 @@ def print_comparison(console: Console, result: dict[str, Any]) -> None:
                 + (f" ({escape(names)}{more})" if items else ""),
                 highlight=False,
             )
+    if result.get("cost"):
+        from toolscore.report.compare_cost import cost_comparison_table, cost_notes
+
+        console.print(cost_comparison_table(result["cost"]))
+        for line in cost_notes(result["cost"]):
+            console.print(line, highlight=False)
     for w in result["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import Breakdown
+from toolscore.models.prices import Prices
 from toolscore.records import RunStore
 from toolscore.report.intervals import headline, resampled_unit
-from toolscore.report.usage import cost, role_models, usage_by_role
+from toolscore.report.usage import cost, role_models, usage_by_model, usage_by_role
 from toolscore.report.view import RunView, run_view
 from toolscore.stats.repeats import repeat_summary
 
@@ -91,16 +92,17 @@ def paused_collector() -> Iterator[None]:
 
 
 def run_overview(path: str | Path, *, seed: int = 0,
-                 prices: dict[str, dict[str, float]] | None = None,
+                 prices: Prices = None,
                  n_resamples: int = 2000) -> dict[str, Any]:
     """The report of one run directory (see the module docstring).
 
     ``mode``, ``judge`` and ``user`` name how the run was scored and who played the other
     parts, as the benchmark states them. ``intervals`` are the benchmark's headline metrics per
     split with 95% bootstrap intervals (``Benchmark.interval_metrics``), ``breakdowns`` its
-    tables of where the misses are. ``usage_by_role`` splits the tokens by model role; with a
-    price table (see :func:`toolscore.report.usage.load_prices`) ``cost`` gives cost per role
-    and in total.
+    tables of where the misses are. ``usage_by_role`` splits the tokens by model role; ``cost``
+    gives cost per role and in total, from the pinned price table and ``prices`` over it (a
+    :class:`~toolscore.models.prices.PriceTable`, or a user's entries: see
+    :mod:`toolscore.models.prices`); a model neither knows is "unpriced".
 
     ``repeats`` is filled only when some sample has more than one finished epoch; its
     ``noise_floor`` is the smallest difference between two single-epoch runs that is real at
@@ -121,7 +123,8 @@ def run_overview(path: str | Path, *, seed: int = 0,
 
 def overview_of(run_dir: Path, config: dict[str, Any], records: list[dict[str, Any]],
                 metrics: dict[str, Any] | None, view: RunView, *, seed: int,
-                prices: dict[str, dict[str, float]] | None, n_resamples: int) -> dict[str, Any]:
+                prices: Prices,
+                n_resamples: int) -> dict[str, Any]:
     """:func:`run_overview` of records already read (the HTML report reuses them)."""
     bench = config.get("benchmark_config") or {}
     epochs = int(config.get("epochs") or max((int(r.get("epoch", 0)) + 1 for r in records),
@@ -159,7 +162,7 @@ def overview_of(run_dir: Path, config: dict[str, Any], records: list[dict[str, A
         "repeats": repeats,
         "usage": _usage(records, roles, epochs),
         "usage_by_role": {role: {"model": models.get(role), **u} for role, u in roles.items()},
-        "cost": cost(roles, models, prices, epochs) if prices is not None else None,
+        "cost": cost(roles, models, prices, epochs, by_model=usage_by_model(records, models)),
     }
 
 

@@ -2,22 +2,37 @@
 
 Records written since the runner kept a per-role ledger carry ``usage_by_role``; older ones
 carry only ``usage`` (the assistant's tokens) and, for AutoDE dialogues, the user agent's tokens
-in ``output.user_usage``, which are read as the "user" role. Cost comes only from a price table
-the user supplies (``--prices FILE``): a model missing from it is listed as unpriced, never
-estimated. Costs cover every token the run used, replies served from the response cache
-included, i.e. what the run costs without a cache; ``cached_calls`` says how many those were.
+in ``output.user_usage``, which are read as the "user" role. Cost comes from the pinned price
+table (:mod:`toolscore.models.prices`) and a user's ``--prices FILE`` over it: a model missing
+from both is listed as unpriced, never estimated. Costs cover every token the run used, replies
+served from the response cache included, i.e. what the run costs without a cache;
+``cached_calls`` says how many those were.
 """
 
 from __future__ import annotations
 
-import math
-from pathlib import Path
 from typing import Any
 
-from toolscore.data import read_structured
+from toolscore.models.prices import (
+    Price,
+    PriceTable,
+    load_prices,
+    price_table,
+    role_models,
+)
 
 KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls")
-PRICE_KEYS = ("input_per_mtok", "output_per_mtok")
+COST_KEYS = (*KEYS, "cached_input_tokens", "reasoning_tokens")
+__all__ = ["cost", "cost_lines", "format_cost", "load_prices", "price_of", "record_roles",
+           "role_models", "usage_by_model", "usage_by_role"]
+
+
+def price_of(model: str | None, prices: dict[str, dict[str, float]]
+             ) -> dict[str, float] | None:
+    """A user's price entry for ``model``: its exact ``provider/model`` entry, else the bare
+    model name's; None if neither."""
+    price = PriceTable(overrides=prices).price_of(model)
+    return None if price is None else price.to_dict()
 
 
 def record_roles(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -48,75 +63,103 @@ def usage_by_role(records: list[dict[str, Any]], epochs: int) -> dict[str, dict[
     return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], 3), kv[0])))
 
 
-def role_models(config: dict[str, Any]) -> dict[str, str | None]:
-    """Which model played each role, from ``run.json``."""
-    bench = config.get("benchmark_config") or {}
-    assistant = config.get("model")
-    user = bench.get("user_model")
-    if user == "same as assistant":
-        user = assistant
-    judge = bench.get("judge_model") or bench.get("judge_id") or bench.get("judge") \
-        or config.get("judge")
-    return {"assistant": assistant, "user": user,
-            "judge": judge if isinstance(judge, str) else None}
-
-
-def load_prices(path: str | Path) -> dict[str, dict[str, float]]:
-    """A price table: ``{"provider/model" or "model": {"input_per_mtok", "output_per_mtok"}}``
-    in USD (or any one currency) per million tokens, from JSON or YAML."""
-    p = Path(path)
-    table = read_structured(p)
-    if not isinstance(table, dict):
-        raise ValueError(f"{p}: expected a mapping of model name to prices")
-    out: dict[str, dict[str, float]] = {}
-    for model, entry in table.items():
-        if not isinstance(entry, dict):
-            raise ValueError(f"{p}: {model!r}: expected {{input_per_mtok, output_per_mtok}}")
-        prices = {}
-        for key in PRICE_KEYS:
-            value = entry.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value < 0:
-                raise ValueError(f"{p}: {model!r}: {key} must be a number >= 0, got {value!r}")
-            prices[key] = float(value)
-        out[str(model)] = prices
+def usage_by_model(records: list[dict[str, Any]], models: dict[str, str | None]
+                   ) -> dict[str, dict[str | None, dict[str, Any]]]:
+    """``{role: {model: usage}}``: each role's tokens split by the model that served them
+    (the record's own ``model``/``models`` of the role, else the role's model in run.json)."""
+    out: dict[str, dict[str | None, dict[str, Any]]] = {}
+    for r in records:
+        for role, u in record_roles(r).items():
+            parts = u.get("models")
+            pairs = (list(parts.items()) if isinstance(parts, dict) and parts
+                     else [(u.get("model") or models.get(role), u)])
+            for model, used in pairs:
+                if not isinstance(used, dict):
+                    continue
+                totals = out.setdefault(role, {}).setdefault(
+                    None if model is None else str(model), dict.fromkeys(COST_KEYS, 0))
+                for key in COST_KEYS:
+                    totals[key] += int(used.get(key) or 0)
     return out
 
 
-def price_of(model: str | None, prices: dict[str, dict[str, float]]
-             ) -> dict[str, float] | None:
-    """The exact ``provider/model`` entry, else the bare model name's; None if neither."""
-    if not model:
-        return None
-    if model in prices:
-        return prices[model]
-    bare = model.split("/", 1)[1] if "/" in model else None
-    return prices.get(bare) if bare else None
-
-
 def cost(usage: dict[str, dict[str, Any]], models: dict[str, str | None],
-         prices: dict[str, dict[str, float]], epochs: int) -> dict[str, Any]:
-    """Cost per role and in total; roles whose model has no price are listed in ``unpriced``
-    and left out of the total (``complete`` is False then)."""
+         prices: PriceTable | dict[str, dict[str, float]] | None, epochs: int,
+         by_model: dict[str, dict[str | None, dict[str, Any]]] | None = None
+         ) -> dict[str, Any]:
+    """Cost per role and in total. A model that the prices do not know is listed in
+    ``unpriced`` and left out of the totals (``complete`` is False then); a role none of
+    whose tokens are priced has ``cost`` None ("unpriced", never $0), one with some of them
+    priced is ``partial``. ``prices`` says where the prices come from (and, when the pinned
+    table is not here, how to get it)."""
+    table = price_table(prices)
+    if by_model is None:
+        by_model = {role: {models.get(role): u} for role, u in usage.items()}
     by_role: dict[str, Any] = {}
     unpriced: list[dict[str, Any]] = []
     total = 0.0
-    for role, u in usage.items():
-        model = models.get(role)
-        price = price_of(model, prices)
-        if price is None:
-            by_role[role] = {"model": model, "priced": False, "cost": None}
-            unpriced.append({"role": role, "model": model, "tokens": u["tokens"]})
+    any_priced = False
+    for role in usage:
+        parts = by_model.get(role) or {models.get(role): usage[role]}
+        c_in = c_out = 0.0
+        priced: list[tuple[str | None, Price]] = []
+        missing: list[str | None] = []
+        for model, u in parts.items():
+            price = table.price_of(model)
+            if price is None:
+                missing.append(model)
+                unpriced.append({"role": role, "model": model,
+                                 "tokens": int(u.get("input_tokens") or 0)
+                                 + int(u.get("output_tokens") or 0)})
+                continue
+            priced.append((model, price))
+            part_in, part_out = price.split(u)
+            c_in, c_out = c_in + part_in, c_out + part_out
+        role_model = models.get(role) if len(parts) != 1 else next(iter(parts))
+        if not priced:
+            by_role[role] = {"model": role_model, "priced": False, "cost": None}
             continue
-        c_in = u["input_tokens"] * price["input_per_mtok"] / 1e6
-        c_out = u["output_tokens"] * price["output_per_mtok"] / 1e6
-        by_role[role] = {"model": model, "priced": True, "input_cost": c_in,
-                         "output_cost": c_out, "cost": c_in + c_out,
-                         "cost_per_run": (c_in + c_out) / max(epochs, 1), **price}
+        any_priced = True
+        entry: dict[str, Any] = {"model": role_model, "priced": True, "input_cost": c_in,
+                                 "output_cost": c_out, "cost": c_in + c_out,
+                                 "cost_per_run": (c_in + c_out) / max(epochs, 1)}
+        if len(parts) == 1:
+            entry.update(priced[0][1].to_dict())
+        if missing:
+            entry.update(partial=True, unpriced_models=missing)
+        by_role[role] = entry
         total += c_in + c_out
-    return {"by_role": by_role, "total": total, "total_per_run": total / max(epochs, 1),
+    return {"by_role": by_role, "total": total if any_priced or not usage else None,
+            "total_per_run": total / max(epochs, 1) if any_priced or not usage else None,
             "complete": not unpriced, "unpriced": unpriced,
-            "includes_cached": True}
+            "includes_cached": True, "prices": table.describe()}
+
+
+def cost_lines(cost: dict[str, Any], *, markup: bool = False) -> list[str]:
+    """What a text report says under its table of roles: the total (or that nothing is
+    priced), where the prices come from and their date, how to get the table when it is not
+    here, and each model left out."""
+    def esc(text: Any) -> str:
+        return str(text).replace("[", "\\[") if markup else str(text)
+
+    def tag(word: str) -> str:
+        return f"[yellow]{word}:[/yellow]" if markup else f"{word}:"
+
+    prices = cost.get("prices") or {}
+    source = f" · prices: {esc(prices['source'])}" if prices.get("source") else ""
+    if cost.get("total") is None:
+        lines = [f"cost unpriced (no model of this run has a price){source}"]
+    else:
+        lines = [f"cost total {format_cost(cost['total'])} · per run (epoch) "
+                 f"{format_cost(cost['total_per_run'])} (all tokens, cached replies included"
+                 + ("" if cost.get("complete", True) else "; partial: unpriced models left out")
+                 + f"){source}"]
+    if prices.get("missing"):
+        lines.append(f"{tag('prices')} {esc(prices['missing'])}")
+    for u in cost.get("unpriced") or []:
+        lines.append(f"{tag('unpriced')} {esc(u['role'])} model {esc(u['model'])} is not in the "
+                     f"price table ({u['tokens']} tokens left out of the total)")
+    return lines
 
 
 def format_cost(value: float | None) -> str:

@@ -24,6 +24,7 @@ from toolscore.benchmarks.trust import EVERYTHING, Trust
 from toolscore.models.base import ModelCrashed
 from toolscore.records import RUN_FILE, NotStored, RunConfig, RunStore, RunStoreError, sample_key
 from toolscore.records.store import project_record
+from toolscore.runs.costlimit import cost_guard, parse_cost_limit, run_models
 from toolscore.runs.identity import (
     NO_MODEL,
     default_run_dir,
@@ -103,7 +104,8 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
                          default_model: str | None = None,
                          model_args: dict[str, Any] | None = None,
                          shard: str | tuple[int, int] | None = None, workers: int = 1,
-                         runs_root: str | Path = "runs", **options: Any) -> Run:
+                         runs_root: str | Path = "runs", cost_limit: float | None = None,
+                         prices: str | Path | None = None, **options: Any) -> Run:
     """Run ``benchmark`` (a registered name or a Benchmark object) with ``model`` into a new
     run directory ``out``; ``options`` are the benchmark's own (see ``toolscore run NAME
     --help``). ``model`` may be None for a benchmark that calls no model; when it calls one,
@@ -122,10 +124,16 @@ async def evaluate_async(benchmark: str | Benchmark, model: str | None = None, *
 
     ``model_args`` (e.g. ``{"temperature": 1.0, "reasoning_effort": "low", "top_p": 0.9}``)
     replace the benchmark's generation settings on every call of the model; unset ones leave
-    the benchmark's (:mod:`toolscore.models.modelargs`). They are stored in run.json."""
+    the benchmark's (:mod:`toolscore.models.modelargs`). They are stored in run.json.
+
+    ``cost_limit`` (USD) stops the run once its model calls cost that much, priced by the
+    pinned table and ``prices`` (a price file) over it (:mod:`toolscore.runs.costlimit`): it
+    raises :class:`~toolscore.runs.stopped.RunStopped`, and the run resumes."""
     how = RunExecution(max_concurrency=max_concurrency, cache=cache, timeout=timeout,
                        progress=progress, shard=parse_shard(shard),
-                       workers=workers, download=download, on_record=on_record)
+                       workers=workers, download=download, on_record=on_record,
+                       cost_limit=parse_cost_limit(cost_limit),
+                       prices=None if prices is None else str(prices))
     return await evaluate_run(benchmark, model, how, data=data, out=out, epochs=epochs,
                               limit=limit, sample_ids=sample_ids, base_url=base_url,
                               default_model=default_model, model_args=model_args,
@@ -159,6 +167,7 @@ async def evaluate_run(benchmark: str | Benchmark, model: str | None, how: RunEx
                       base_url=base_url, data=_str(data))
     if run.sample_ids is not None:  # an unknown id: one line before anything is written
         select(bench.samples(), None, run.sample_ids)
+    cost_guard(how.cost_limit, how.prices, run_models(model, bench.config()))  # idem
     how = replace(how, shard=parse_shard(how.shard))
     check_workers(how.workers, how.shard)
     store = RunStore(out or default_run_dir(bench.name, model, run, runs_root))
@@ -185,7 +194,9 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
                        on_record: Callable[[dict[str, Any]], None] | None = None,
                        shard: str | tuple[int, int] | None = None, workers: int = 1,
                        allow_run_commands: bool = False,
-                       trusted_options: dict[str, Any] | None = None) -> Run:
+                       trusted_options: dict[str, Any] | None = None,
+                       cost_limit: float | None = None,
+                       prices: str | Path | None = None) -> Run:
     """Continue a run: finished samples are kept, the rest are run. Everything that determines
     results comes from run.json (a benchmark object must be passed again if the run was made
     with one that is not registered); ``shard`` and ``workers`` as for :func:`evaluate_async`;
@@ -196,7 +207,9 @@ async def resume_async(run_dir: str | Path, *, benchmark: Benchmark | None = Non
     how = RunExecution(max_concurrency=max_concurrency or config.max_concurrency,
                        cache=cache if cache is not None else (config.cache or None),
                        timeout=timeout or config.timeout, progress=progress,
-                       shard=parse_shard(shard), workers=workers, on_record=on_record)
+                       shard=parse_shard(shard), workers=workers, on_record=on_record,
+                       cost_limit=parse_cost_limit(cost_limit),
+                       prices=None if prices is None else str(prices))
     return await resume_run(run_dir, how, benchmark=benchmark,
                             allow_run_commands=allow_run_commands,
                             trusted_options=trusted_options)
@@ -212,6 +225,7 @@ async def resume_run(run_dir: str | Path, how: RunExecution, *,
                   store.path / RUN_FILE, options=benchmark is None)
     bench = benchmark or rebuild_benchmark(config, store.path / RUN_FILE, trust=EVERYTHING)
     check_workers(how.workers, how.shard)
+    cost_guard(how.cost_limit, how.prices, run_models(config.model, bench.config()))
     run = RunIdentity.of_config(config, stored_model_args(config, store.path))
     with store.lock(shared=how.shard is not None):
         return await _execute(bench, store, run, how, new=False, registered=benchmark is None)
@@ -250,6 +264,7 @@ async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: Run
         model_args=dict(run.model_args), cache=cache_file if how.workers == 1 else None,
         max_concurrency=concurrency)
     run_options = RunOptions.of(run, how)
+    guard = cost_guard(how.cost_limit, how.prices, run_models(run.model, bench.config()))
     # a wrong address: one line now, not after every retry (only for a model with an endpoint
     # to check, and only when there is work: a complete run is read, not rerun)
     work = client is not None and (new or bool(pending(bench, store, run_options)[1]))
@@ -267,7 +282,8 @@ async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: Run
         config = store.config()
     try:
         if how.workers == 1:
-            summary = await execute_run(bench, client, store, run_options, how.on_record)
+            summary = await execute_run(bench, client, store, run_options, how.on_record,
+                                        guard)
         else:
             job = WorkerJob(run_dir=str(store.path), run=run, how=how.without_callback(),
                             registered=registered, relay="records" if how.on_record
@@ -280,6 +296,8 @@ async def _execute(bench: Benchmark, store: RunStore, run: RunIdentity, how: Run
     except (KeyboardInterrupt, asyncio.CancelledError):
         interrupted.remember(stop_facts("interrupted (Ctrl-C)", bench, store, run_options))
         raise
+    if summary.cost_stop is not None:  # what finished is kept; the rest runs on resume
+        raise RunStopped(stop_facts(summary.cost_stop, bench, store, run_options))
     with store.append_lock():  # shards: the last one to finish scores every shard's samples
         metrics = bench.aggregate(list(store.latest(bench.summary_output).values()))
         try:

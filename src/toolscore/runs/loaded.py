@@ -62,4 +62,5 @@ def summary_dict(summary: RunSummary) -> dict[str, Any]:
             "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
             "tokens": u.total_tokens, "wall_s": round(summary.wall_s, 3),
             "tokens_by_role": {role: r.total_tokens
-                               for role, r in sorted(summary.usage_by_role.items())}}
+                               for role, r in sorted(summary.usage_by_role.items())},
+            **({} if summary.spent is None else {"spent_usd": summary.spent})}

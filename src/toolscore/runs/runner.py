@@ -8,6 +8,7 @@ it is stored (so it is visible and counted) but excluded from scores, and retrie
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import platform
 import sys
@@ -20,7 +21,7 @@ from importlib import metadata
 from typing import Any
 
 from toolscore.benchmarks.base import Benchmark, Sample
-from toolscore.models.accounting import UsageLedger, usage_ledger
+from toolscore.models.accounting import UsageLedger, spend_meter, usage_ledger
 from toolscore.models.base import InfraError, ModelCrashed
 from toolscore.models.client import ModelClient
 from toolscore.records import NotStored, RunConfig, RunStore, RunStoreError
@@ -165,6 +166,10 @@ class RunSummary:
     usage: Usage = field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = field(default_factory=dict)
     wall_s: float = 0.0
+    # with a cost limit: what this command's calls cost, and why it stopped early (None: it
+    # did not)
+    spent: float | None = None
+    cost_stop: str | None = None
 
 
 def new_run_config(benchmark: Benchmark, run: RunIdentity, how: RunExecution,
@@ -244,9 +249,13 @@ def pending(benchmark: Benchmark, store: RunStore,
 
 
 async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, options: RunOptions,
-                      on_record: Any = None) -> RunSummary:
+                      on_record: Any = None, guard: Any = None) -> RunSummary:
     """Run every (sample, epoch) not yet finished in ``store`` (with ``options.assigned``:
-    those pairs, planned on the repaired store by a parent holding the run's lock)."""
+    those pairs, planned on the repaired store by a parent holding the run's lock).
+
+    ``guard`` (a :class:`toolscore.runs.costlimit.CostGuard`) sees every model call; once it
+    is reached no further sample starts, those in flight finish, and the summary's
+    ``cost_stop`` says why the rest did not run."""
     if options.assigned is None:
         store.repair()
     total, todo = pending(benchmark, store, options)
@@ -264,6 +273,8 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
         # cost memory, and the start order (longest first) is the same
         for sample, epoch in queue:
             finish(await _run_one(benchmark, sample, epoch, client, score_lock))
+            if guard is not None and guard.reached:
+                return
 
     def finish(record: dict[str, Any]) -> None:
         store.append(record)
@@ -278,8 +289,9 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
             on_record(record)
 
     async with progress:
-        tasks = [asyncio.ensure_future(worker())
-                 for _ in range(min(max(1, options.max_concurrency), len(todo)))]
+        with spend_meter(guard) if guard is not None else contextlib.nullcontext():
+            tasks = [asyncio.ensure_future(worker())  # each task keeps the meter
+                     for _ in range(min(max(1, options.max_concurrency), len(todo)))]
         try:
             await asyncio.gather(*tasks)
         except BaseException as e:  # a crashed model, Ctrl-C: samples in flight are not finished
@@ -290,6 +302,10 @@ async def execute_run(benchmark: Benchmark, client: Any, store: RunStore, option
                 _say_what_was_kept(e, benchmark, store, options)
             raise
     summary.wall_s = time.perf_counter() - started
+    if guard is not None:
+        summary.spent = guard.spent
+        if guard.reached and summary.skipped + summary.done < summary.total:
+            summary.cost_stop = guard.reason()
     return summary
 
 

@@ -19,6 +19,7 @@ timeout             no         a request that times out is an error, retried on 
 progress            no         what is shown while it runs
 shard, workers      no         which process runs which samples; the records are the same
 download            no         where a missing dataset comes from, not which one
+cost_limit, prices  no         when this command stops spending; a stopped run resumes
 on_record           no         a callback that sees each record as it is stored
 ==================  =========  ============================================================
 
@@ -88,6 +89,10 @@ class RunExecution:
     shard: tuple[int, int] | None = None
     workers: int = 1
     download: bool = True
+    # stop once this command's model calls cost this many USD (runs.costlimit), priced by the
+    # pinned table and ``prices`` (a user's price file) over it
+    cost_limit: float | None = None
+    prices: str | None = None
     on_record: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
 
     def without_callback(self) -> RunExecution:

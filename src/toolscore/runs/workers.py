@@ -63,6 +63,7 @@ class WorkerJob:
     how: RunExecution
     relay: str  # "records": every record, "ticks": status and usage (progress), "none"
     registered: bool = False  # the benchmark is rebuilt from run.json where it is not forked
+    parts: int = 1  # workers of the run (each keeps to its share of a cost limit)
 
 
 def check_workers(workers: int, shard: tuple[int, int] | None) -> None:
@@ -138,6 +139,7 @@ async def run_in_workers(bench: Benchmark, store: RunStore, job: WorkerJob, opti
     # forked workers share this process's benchmark; others rebuild it from run.json (one
     # made by name) or unpickle it, pickled once before any worker starts
     payload = bench if forked else None if job.registered else _pickled(bench)
+    job = replace(job, parts=n)  # with a cost limit, each worker keeps to its share
     handles: list[_Handle] = []
     try:
         for k, (keys, concurrency) in enumerate(zip(deal, shares(options.max_concurrency, n),
@@ -156,6 +158,9 @@ async def run_in_workers(bench: Benchmark, store: RunStore, job: WorkerJob, opti
         summary.usage.add(r.usage)
         for role, used in r.usage_by_role.items():
             summary.usage_by_role.setdefault(role, Usage()).add(used)
+        if r.spent is not None:
+            summary.spent = (summary.spent or 0.0) + r.spent
+        summary.cost_stop = summary.cost_stop or r.cost_stop
     summary.wall_s = asyncio.get_running_loop().time() - started
     return summary
 
@@ -301,6 +306,14 @@ async def _work(bench: Benchmark, job: WorkerJob, options: RunOptions, conn: Any
         timeout=how.timeout, max_concurrency=options.max_concurrency,
         model_args=dict(run.model_args))
 
+    guard = None
+    if how.cost_limit is not None:
+        from toolscore.runs.costlimit import cost_guard, run_models
+
+        guard = cost_guard(how.cost_limit, how.prices, run_models(run.model, bench.config()))
+        if guard is not None:
+            guard.parts = job.parts
+
     def send(record: dict[str, Any]) -> None:
         if job.relay == "records":
             conn.send(("record", record))
@@ -309,6 +322,6 @@ async def _work(bench: Benchmark, job: WorkerJob, options: RunOptions, conn: Any
 
     try:
         return await execute_run(bench, client, RunStore(job.run_dir), options,
-                                 None if job.relay == "none" else send)
+                                 None if job.relay == "none" else send, guard)
     finally:
         loop.remove_reader(conn.fileno())

@@ -135,7 +135,8 @@ def estimate_lines(doc: dict[str, Any], key_set: Callable[[str], bool]) -> list[
              f"  tokens: {_count(tokens['input'])} in, {_count(tokens['output'])} out "
              f"({parts(tokens['sources'])})"]
     if cost is None:
-        lines.append("  cost: unpriced (no price table)")
+        lines.append("  cost: unpriced (no price table: toolscore data prices, or --prices "
+                     "FILE)")
     elif cost["value"] is None:
         lines.append("  cost: unknown (no unit has both measured tokens and priced models)")
     else:

@@ -7,6 +7,7 @@ import pytest
 
 from toolscore.benchmarks.bfcl.categories import (
     LIVE,
+    MULTI_TURN,
     NON_LIVE,
     SUPPORTED,
     category_of,
@@ -22,10 +23,13 @@ def test_groups_and_names_repeated_or_comma_separated() -> None:
     assert parse_categories(["live_simple", " simple_java ", "live_simple"]) == [
         "simple_java", "live_simple"]
     assert parse_categories(["non_python"]) == ["simple_java", "simple_javascript"]
+    assert parse_categories(["multi_turn"]) == list(MULTI_TURN)
+    assert parse_categories(["multi_turn_miss_func,simple_python"]) == [
+        "simple_python", "multi_turn_miss_func"]
+    assert set(MULTI_TURN) <= set(parse_categories(["all"]))
 
 
-@pytest.mark.parametrize("name", ["multi_turn", "multi_turn_base", "memory", "memory_kv",
-                                  "format_sensitivity", "agentic"])
+@pytest.mark.parametrize("name", ["memory", "memory_kv", "format_sensitivity", "agentic"])
 def test_named_but_not_yet_supported(name: str) -> None:
     with pytest.raises(OptionError, match="not yet supported by toolscore"):
         parse_categories([name])

@@ -15,7 +15,7 @@ from support.data import dataset
 
 from toolscore.benchmarks.bfcl import prompting
 from toolscore.benchmarks.bfcl.benchmark import BFCLBenchmark, BFCLOptions
-from toolscore.benchmarks.bfcl.categories import SUPPORTED, category_of
+from toolscore.benchmarks.bfcl.categories import SINGLE_TURN, category_of
 from toolscore.models.openai.provider import build_request
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "bfcl_requests" / "requests.json"
@@ -28,8 +28,8 @@ def samples() -> dict[str, Any]:
     return {s.id: s for s in bench.samples()}
 
 
-def test_fixture_covers_every_supported_category() -> None:
-    assert {category_of(i) for i in RECORDED} == set(SUPPORTED)
+def test_fixture_covers_every_single_turn_category() -> None:
+    assert {category_of(i) for i in RECORDED} == set(SINGLE_TURN)
     assert FIXTURE.stat().st_size < 500_000
 
 

@@ -73,6 +73,7 @@ class ACSBenchmark(ConfiguredJudge, Benchmark):
     Options = ACSOptions
     dataset = "acs"
     dataset_source = ACS_DATA
+    roles = {"judge": "model"}  # the LLM judge (acs-llm) is the run's model
     columns = agreement.COLUMNS
 
     @classmethod

@@ -109,6 +109,7 @@ class AutoDEBenchmark(AutoDEView, Benchmark):  # its report view: report_view.py
     Options = AutoDEOptions
     dataset = "autode"
     dataset_source = AUTODE_DATA
+    roles = {"assistant": "model", "user": "user_model"}
     columns = COLUMNS
 
     @classmethod

@@ -1,13 +1,16 @@
 """BFCL v4 (the Berkeley Function Calling Leaderboard), scored as its evaluator scores it.
 
-A sample is one entry of a single-turn category: the model is sent what BFCL's OpenAI
+A sample is one entry of a category. A single-turn entry: the model is sent what BFCL's OpenAI
 function-calling handler sends (``prompting``), its reply is kept as BFCL keeps it (the calls
 as ``{name: arguments text}``, or the text), decoded as BFCL decodes it (``decode``) and
 judged by toolscore's implementation of BFCL's checker
-(:func:`toolscore.benchmarks.bfcl.checker.check_entry`). The run's figures are BFCL's:
-per-category accuracy and the leaderboard summary (``summary``). A run can be written as
-BFCL's own result files (export format ``bfcl``), and BFCL's result files scored
-(``toolscore score bfcl --predictions DIR``).
+(:func:`toolscore.benchmarks.bfcl.checker.check_entry`). A multi-turn entry is played turn by
+turn on BFCL's stateful backends as the same handler plays it (``episode``) and judged by
+BFCL's multi-turn checker
+(:func:`toolscore.benchmarks.bfcl.multiturn.checker.check_multi_turn`). The run's figures
+are BFCL's: per-category accuracy and the leaderboard summary (``summary``). A run can be
+written as BFCL's own result files (export format ``bfcl``), and BFCL's result files scored
+(``toolscore score bfcl --predictions DIR``), multi-turn ones included.
 """
 
 from __future__ import annotations
@@ -18,35 +21,51 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Breakdown, Column, IntervalMetric, Sample, option
-from toolscore.benchmarks.bfcl import prompting
-from toolscore.benchmarks.bfcl.categories import SUPPORTED, parse_categories
-from toolscore.benchmarks.bfcl.data import load_category
+from toolscore.benchmarks.bfcl import episode, prompting
+from toolscore.benchmarks.bfcl.categories import MULTI_TURN, SUPPORTED, parse_categories
+from toolscore.benchmarks.bfcl.data import class_documents, load_category
 from toolscore.benchmarks.bfcl.dataset import SOURCE
 from toolscore.benchmarks.bfcl.decode import raw_result, try_decode
-from toolscore.benchmarks.bfcl.oracle import oracle_steps
+from toolscore.benchmarks.bfcl.oracle import multi_turn_steps, oracle_steps
 from toolscore.benchmarks.bfcl.release import RELEASE
 from toolscore.benchmarks.bfcl.summary import FIGURES, aggregate
+from toolscore.benchmarks.bfcl.transcript import multi_turn_view
+from toolscore.benchmarks.options import OptionError
 from toolscore.data import DataError
 
 Mode = Literal["reference"]
 MODE_LABEL = "reference (BFCL's OpenAI function-calling handler and evaluator)"
+Protocol = Literal["reference", "free-running"]
+FREE_RUNNING = "free-running"
+FREE_RUNNING_LABEL = ("free-running (an agent's own loop on BFCL's multi-turn worlds served "
+                      "over MCP, judged by BFCL's multi-turn checker; not comparable with "
+                      "BFCL's figures)")
 
 
 @dataclass
 class BFCLOptions:
     category: list[str] = option(list, "Categories or groups as BFCL names them (repeatable or "
-                                 "comma-separated), e.g. simple_python, live, non_live; "
-                                 "default: every supported category (the single-turn ones).")
+                                 "comma-separated), e.g. simple_python, live, multi_turn; "
+                                 "default: every supported category (single-turn and "
+                                 "multi-turn).")
     mode: Mode = option("reference", "reference: requests, decoding and scoring as BFCL's "
                         "OpenAI function-calling handler and evaluator do them.")
+    protocol: Protocol = option(
+        "reference", "reference: toolscore plays each entry as BFCL's handler does | "
+        "free-running: an agent (--model agent-http:URL) runs its own loop on the multi-turn "
+        "entries' worlds served over MCP (multi-turn categories only; labelled, not "
+        "comparable).",
+        runs_code="serves the tools over MCP to the agent the run names (--model "
+                  "agent-http:URL), which acts on them", runs_code_when="run")
 
 
 class BFCLBenchmark(Benchmark):
-    """BFCL v4 single-turn categories (AST checking, relevance and irrelevance)."""
+    """BFCL v4 single-turn categories (AST checking, relevance and irrelevance) and
+    multi-turn categories (stateful backends, checked turn by turn)."""
 
     name = "bfcl"
-    description = ("BFCL v4: single-turn function calling (AST and relevance categories), "
-                   "scored as bfcl-eval 2026.3.23")
+    description = ("BFCL v4: single-turn function calling (AST and relevance categories) and "
+                   "multi-turn conversations on stateful APIs, scored as bfcl-eval 2026.3.23")
     Options = BFCLOptions
     dataset = "bfcl"
     dataset_source = SOURCE
@@ -60,20 +79,35 @@ class BFCLBenchmark(Benchmark):
 
     def __init__(self, data_dir: str | Path | None, options: BFCLOptions | None = None) -> None:
         self.options = options or BFCLOptions()
-        self.categories = parse_categories(self.options.category or SUPPORTED)
+        free = self.options.protocol == FREE_RUNNING
+        self.categories = parse_categories(self.options.category
+                                           or (MULTI_TURN if free else SUPPORTED))
+        if free and set(self.categories) - set(MULTI_TURN):
+            raise OptionError("bfcl: the free-running protocol plays multi-turn entries only "
+                              f"(categories {', '.join(MULTI_TURN)})")
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self._samples: list[Sample] | None = None
         self._by_id: dict[str, Sample] | None = None
 
     def config(self) -> dict[str, Any]:
         cfg = prompting.generate_config()
-        return {"data_dir": None if self.data_dir is None else str(self.data_dir),
-                "categories": list(self.categories), "mode": self.options.mode,
-                "sampling": {"temperature": cfg.temperature, "max_tokens": None,
-                             "tool_choice": None, "seed": None}}
+        out = {"data_dir": None if self.data_dir is None else str(self.data_dir),
+               "categories": list(self.categories), "mode": self.options.mode,
+               "sampling": {"temperature": cfg.temperature, "max_tokens": None,
+                            "tool_choice": None, "seed": None}}
+        if self.options.protocol == FREE_RUNNING:
+            out["protocol"] = FREE_RUNNING
+        return out
 
     def mode_label(self) -> str:
-        return MODE_LABEL
+        return FREE_RUNNING_LABEL if self.options.protocol == FREE_RUNNING else MODE_LABEL
+
+    def serving(self) -> Any:
+        """The multi-turn entries' worlds served to an agent (``toolscore mcp serve bfcl``,
+        the free-running protocol; see :mod:`toolscore.benchmarks.bfcl.serving`)."""
+        from toolscore.benchmarks.bfcl.serving import BFCLServing
+
+        return BFCLServing(self)
 
     # -- data --------------------------------------------------------------------------------
     def samples(self) -> list[Sample]:
@@ -94,16 +128,49 @@ class BFCLBenchmark(Benchmark):
         from toolscore.models.scripted.oracle import reference
 
         category, entry = sample.data["category"], sample.data["entry"]
+        if self.options.protocol == FREE_RUNNING:
+            from toolscore.benchmarks.serve.freerun import play
+
+            return dict(await play(self, sample, model, epoch))
+        if category in MULTI_TURN:
+            return await self._play(sample, model, epoch)
         with reference(oracle_steps(category, entry, sample.data["answer"])):
             reply = await model.generate(prompting.messages(entry),
                                          prompting.tools(entry, category),
                                          prompting.generate_config(epoch))
         return {"category": category, "result": raw_result(reply)}
 
+    def documents(self, entry: dict[str, Any]) -> tuple[list[dict[str, Any]],
+                                                        dict[int, list[dict[str, Any]]]]:
+        """A multi-turn entry's documents (see :func:`prompting.multi_turn_documents`)."""
+        if self.data_dir is None:
+            raise DataError("bfcl: no data folder")
+        data_dir = self.data_dir
+        return prompting.multi_turn_documents(entry, lambda c: class_documents(data_dir, c))
+
+    async def _play(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
+        category, entry = sample.data["category"], sample.data["entry"]
+        documents, held = self.documents(entry)
+        played = await episode.play(entry, documents, held, model,
+                                    prompting.generate_config(epoch),
+                                    multi_turn_steps(entry, sample.data["answer"]))
+        return {"category": category, "result": played.result,
+                "executions": played.executions, "forced_quit": played.forced_quit}
+
     def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
         from toolscore.benchmarks.bfcl.checker import check_entry
 
         category = sample.data["category"]
+        if category in MULTI_TURN:
+            from toolscore.benchmarks.bfcl.multiturn.checker import check_multi_turn
+            from toolscore.benchmarks.bfcl.serving import as_played
+
+            if output.get("protocol") == "free-running":
+                output = as_played(output)
+            v = check_multi_turn(category, sample.data["entry"], sample.data["answer"],
+                                 output.get("result"))
+            return {"valid": bool(v.valid), "error_type": v.error_type,
+                    "errors": list(v.errors)}
         decoded, error = try_decode(output.get("result"))
         v = check_entry(category, sample.data["entry"], sample.data["answer"], decoded, error)
         return {"valid": bool(v.valid), "error_type": v.error_type, "errors": list(v.errors)}
@@ -123,6 +190,14 @@ class BFCLBenchmark(Benchmark):
         return score_result_files(self, path, out)
 
     # -- report view -------------------------------------------------------------------------
+    @classmethod
+    def summary_output(cls, output: Any) -> Any:
+        """A multi-turn output without its turns (the figures read the scores alone); a
+        single-turn output as it is."""
+        if isinstance(output, dict) and "executions" in output:
+            return {k: v for k, v in output.items() if k not in ("result", "executions")}
+        return output
+
     @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """The categories in BFCL's order, then the summary figures in the leaderboard's."""
@@ -146,9 +221,16 @@ class BFCLBenchmark(Benchmark):
         shown = metrics.get("bfcl") or {}
         if not shown:
             return []
-        return ["BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
-                                             for name in FIGURES if name in shown)
-                + " (multi-turn and agentic are not run: they count 0 in overall, as in BFCL)"]
+        line = "BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
+                                            for name in FIGURES if name in shown)
+        run = [c for c in MULTI_TURN if c in metrics]
+        if len(run) == len(MULTI_TURN):
+            note = "agentic is not run: it counts 0 in overall"
+        elif run:
+            note = "agentic and the multi-turn categories not run count 0 in overall"
+        else:
+            note = "multi-turn and agentic are not run: they count 0 in overall"
+        return [f"{line} ({note}, as in BFCL)"]
 
     @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
@@ -179,6 +261,17 @@ class BFCLBenchmark(Benchmark):
         if self._by_id is None:
             self._by_id = {x.id: x for x in self.samples()}
         sample = self._by_id.get(str(record.get("id")))
+        if sample is not None and sample.data["category"] in MULTI_TURN:
+            from toolscore.benchmarks.bfcl.serving import as_played
+
+            entry = sample.data["entry"]
+            if out.get("protocol") == "free-running":
+                out = as_played(out)
+            turns = multi_turn_view(entry, self.documents(entry)[1], out,
+                                    episode.added_functions_prompt)
+            if s.get("errors"):
+                turns["details"]["errors"] = "\n".join(map(str, s["errors"]))
+            return {"summary": summary, **turns}
         if sample is not None:
             messages = [m.to_dict() for m in prompting.messages(sample.data["entry"])]
         result = out.get("result")

@@ -1,5 +1,5 @@
 """BFCL v4's test categories and the groups its command line names, and which of them
-toolscore runs today.
+toolscore runs today (the single-turn and multi-turn ones; not yet the agentic ones).
 
 A category is named as BFCL names it (``simple_python``, ``live_multiple``...); a group
 (``non_live``, ``live``, ``multi_turn``, ``all``...) stands for its categories. Every category
@@ -38,7 +38,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 #: what toolscore runs and scores today
-SUPPORTED = SINGLE_TURN
+SUPPORTED = SINGLE_TURN + MULTI_TURN
 #: groups that stand for supported and unsupported categories alike: asking for one runs its
 #: supported part (``all`` is BFCL's default and means "everything toolscore can run")
 PARTIAL_GROUPS = ("all", "all_scoring")

@@ -5,10 +5,13 @@ left out") is left out; a required one takes its first possible value other than
 when that is all there is). Java and JavaScript arguments are written as strings in the
 language's own syntax, as the documents ask and BFCL's checker reads them back. Relevance
 entries get a call to the first function (any call counts there); irrelevance entries a reply
-with no call."""
+with no call. A multi-turn entry gets, turn by turn, the ground truth's calls in one step, then
+a text (``multi_turn_steps``)."""
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 import re
 from typing import Any
@@ -128,3 +131,44 @@ def oracle_steps(category: str, entry: dict[str, Any], answer: dict[str, Any] | 
             calls.append({"name": re.sub(r"\.", "_", name),
                           "arguments": json.dumps(args, ensure_ascii=False)})
     return [{"tool_calls": calls}]
+
+
+# -- multi-turn entries --------------------------------------------------------------------
+#: what the oracle says to end each multi-turn turn
+END_OF_TURN = "Done."
+
+
+def _named_call(call: str, parameters: dict[str, list[str]]) -> dict[str, Any]:
+    """A ground-truth call string (``cd(folder='x')``, ``sort('a.txt')``) as a tool call:
+    literal arguments only, positional ones named after the backend method's parameters."""
+    node = ast.parse(call.strip(), mode="eval").body
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        raise ValueError(f"bfcl: not a call of a function: {call!r}")
+    name = node.func.id
+    args = {parameters[name][i]: ast.literal_eval(a) for i, a in enumerate(node.args)}
+    args.update({k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg})
+    return {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}
+
+
+def _parameters(classes: list[str]) -> dict[str, list[str]]:
+    from toolscore.benchmarks.bfcl.multiturn.backend import backend_class
+
+    out: dict[str, list[str]] = {}
+    for cls in classes:
+        for name, method in inspect.getmembers(backend_class(cls), inspect.isfunction):
+            if not name.startswith("_"):
+                out[name] = [p for p in inspect.signature(method).parameters if p != "self"]
+    return out
+
+
+def multi_turn_steps(entry: dict[str, Any], answer: dict[str, Any]
+                     ) -> list[list[dict[str, Any]]]:
+    """Per turn, what the oracle replies: one step with the turn's ground-truth calls (none
+    when the turn expects none), then a text that ends the turn."""
+    parameters = _parameters(list(entry["involved_classes"]))
+    turns: list[list[dict[str, Any]]] = []
+    for truth in answer["ground_truth"]:
+        calls = [_named_call(c, parameters) for c in truth]
+        steps: list[dict[str, Any]] = [{"tool_calls": calls}] if calls else []
+        turns.append([*steps, {"content": END_OF_TURN}])
+    return turns

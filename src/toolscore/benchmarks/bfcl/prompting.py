@@ -1,6 +1,8 @@
 """What a model is sent for one BFCL entry, as BFCL's OpenAI function-calling handler sends it
 (the reference mode): the entry's first-turn messages as they are (no system prompt of its
 own), the function documents as OpenAI tools, the one sampling field it sets and nothing else.
+A multi-turn entry's documents are those of its backend classes (``multi_turn_documents``),
+some held out until a later turn; its turns are played by :mod:`.episode`.
 
 The documents go through two rewrites, in BFCL's order:
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from toolscore.benchmarks.bfcl.categories import language
@@ -111,10 +114,8 @@ def _openai_properties(properties: dict[str, Any]) -> dict[str, Any]:
     return properties
 
 
-def tool_documents(entry: dict[str, Any], category: str) -> list[dict[str, Any]]:
-    """The entry's function documents as the reference sends them (name, description,
-    parameters), the released entry left untouched."""
-    functions = _language_notes(copy.deepcopy(entry["function"]), language(category))
+def _openai_documents(functions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Documents (already copied) in the OpenAI rendering."""
     for doc in functions:
         doc["name"] = re.sub(r"\.", "_", doc["name"])
         doc["parameters"]["type"] = "object"
@@ -122,6 +123,45 @@ def tool_documents(entry: dict[str, Any], category: str) -> list[dict[str, Any]]
     return functions
 
 
-def tools(entry: dict[str, Any], category: str) -> list[ToolSpec]:
+def tool_documents(entry: dict[str, Any], category: str) -> list[dict[str, Any]]:
+    """The entry's function documents as the reference sends them (name, description,
+    parameters), the released entry left untouched."""
+    return _openai_documents(_language_notes(copy.deepcopy(entry["function"]),
+                                             language(category)))
+
+
+def _specs(documents: list[dict[str, Any]]) -> list[ToolSpec]:
     return [ToolSpec(name=d["name"], description=d["description"], parameters=d["parameters"])
-            for d in tool_documents(entry, category)]
+            for d in documents]
+
+
+def tools(entry: dict[str, Any], category: str) -> list[ToolSpec]:
+    return _specs(tool_documents(entry, category))
+
+
+# -- multi-turn entries --------------------------------------------------------------------
+def multi_turn_documents(entry: dict[str, Any], documents_of: Callable[[str], list[dict[str, Any]]]
+                         ) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+    """A multi-turn entry's documents as BFCL prepares them when it loads the entry: those of
+    its involved classes in order, each function named in ``missed_function`` moved out to the
+    turn that adds it, then the language note on the documents left (so a held-out document
+    never gets it). The entry's ``excluded_function`` is not read: this release of BFCL
+    offers those functions too. Returns (documents offered from the first turn, turn ->
+    documents added)."""
+    functions = [d for name in entry["involved_classes"] for d in documents_of(name)]
+    held: dict[int, list[dict[str, Any]]] = {}
+    for turn, names in (entry.get("missed_function") or {}).items():
+        moved = held.setdefault(int(turn), [])
+        for name in names:
+            at = next((i for i, d in enumerate(functions) if d["name"] == name), None)
+            if at is not None:
+                moved.append(functions.pop(at))
+    return _language_notes(functions, "python"), held
+
+
+def multi_turn_tools(documents: list[dict[str, Any]]) -> list[ToolSpec]:
+    """The tools of a multi-turn request: the documents offered so far in the OpenAI
+    rendering. BFCL's request also carries each document's ``response`` (the shape of what
+    the function returns) beside its parameters; it is left out here, as the ``tools`` API
+    defines no such field and strict servers refuse unknown ones."""
+    return _specs(_openai_documents(copy.deepcopy(documents)))

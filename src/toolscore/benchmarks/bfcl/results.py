@@ -2,9 +2,10 @@
 
 BFCL's generation step writes, per model, ``<group>/BFCL_v4_<category>_result.json`` (one JSON
 line per entry: ``{"id", "result", ...}``, ``result`` the raw reply as ``decode`` describes
-it) and its evaluator reads them back. ``score_result_files`` scores such files with
-toolscore's scorer; the export format ``bfcl`` writes a toolscore run as such files, so BFCL's
-own evaluator can check the run:
+it; for a multi-turn entry, per turn, the raw output of each step) and its evaluator reads
+them back. ``score_result_files`` scores such files with toolscore's scorer; the export
+format ``bfcl`` writes a toolscore run as such files, so BFCL's own evaluator can check the
+run:
 
     toolscore export RUN --format bfcl --out DIR
     bfcl evaluate --model openbmb/MiniCPM-SALA-FC --result-dir DIR ...
@@ -22,7 +23,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from toolscore.benchmarks.bfcl.categories import LIVE, NON_LIVE, SUPPORTED, category_of
+from toolscore.benchmarks.bfcl.categories import (
+    LIVE,
+    MULTI_TURN,
+    NON_LIVE,
+    SUPPORTED,
+    category_of,
+)
 from toolscore.benchmarks.bfcl.data import PREFIX, read_lines
 from toolscore.benchmarks.options import OptionError
 
@@ -99,13 +106,26 @@ def write_score_files(records: list[dict[str, Any]], metrics: dict[str, Any], ou
             continue
         lines = [{"accuracy": m["accuracy"], "correct_count": m["correct"],
                   "total_count": m["total"]}]
-        lines += [{"id": r["id"], "test_category": category, "valid": False,
-                   "error": [_as_written(e) for e in r["scores"]["errors"]],
-                   "error_type": r["scores"]["error_type"]}
-                  for r in records
+        lines += [_score_line(category, r["id"], r["scores"]) for r in records
                   if r["meta"]["split"] == category and not r["scores"]["valid"]]
         (out / f"{PREFIX}_{category}_score.json").write_text(
             "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+#: multi-turn error types whose message BFCL's score file holds as a list
+_LISTED = ("multi_turn:inference_error", "multi_turn:force_terminated")
+
+
+def _score_line(category: str, entry_id: str, scores: dict[str, Any]) -> dict[str, Any]:
+    """An invalid entry's line; a multi-turn one as BFCL writes it, the error type inside
+    ``error`` beside its message (the checker's execution details left out)."""
+    errors, error_type = scores["errors"], scores["error_type"]
+    if category in MULTI_TURN:
+        message = list(errors) if error_type in _LISTED else (errors[0] if errors else "")
+        return {"id": entry_id, "test_category": category, "valid": False,
+                "error": {"error_message": message, "error_type": error_type}}
+    return {"id": entry_id, "test_category": category, "valid": False,
+            "error": [_as_written(e) for e in errors], "error_type": error_type}
 
 
 def _as_written(error: str) -> Any:

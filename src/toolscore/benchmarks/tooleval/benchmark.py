@@ -91,6 +91,7 @@ class ToolEvalBenchmark(ReleaseQuestions, ConfiguredJudge, Benchmark):
     Options = ToolEvalOptions
     dataset = "tooleval"
     dataset_source = TOOLEVAL_DATA
+    roles = {"judge": "model"}  # the run's model judges the solution paths
     columns = COLUMNS
 
     @classmethod

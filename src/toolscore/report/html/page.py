@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from toolscore.models.prices import Prices
 from toolscore.records import RunStore, sample_key
 from toolscore.records.store import project_record
 from toolscore.report.html.data import distributions, failed, sample_index
@@ -72,7 +73,7 @@ def _header(doc: dict[str, Any]) -> str:
 
 
 def _roles_line(doc: dict[str, Any]) -> str:
-    """Tokens per model role and, with a price table, cost per role and in total."""
+    """Tokens and cost per model role, and in total, with where the prices come from."""
     from toolscore.report.usage import format_cost
 
     cost = doc.get("cost")
@@ -83,15 +84,21 @@ def _roles_line(doc: dict[str, Any]) -> str:
                 f"{u['tokens_per_run']:.0f} per run)")
         if cost is not None:
             c = cost["by_role"].get(role) or {}
-            text += (f" · cost <b>{format_cost(c['cost'])}</b>" if c.get("priced")
+            text += ((f" · cost <b>{format_cost(c['cost'])}</b>"
+                      + (" (partial)" if c.get("partial") else "")) if c.get("priced")
                      else " · <b>unpriced</b>")
         parts.append(text)
     line = '<p class="meta">per model role: ' + " · ".join(parts) + "</p>" if parts else ""
     if cost is not None:
-        line += (f'<p class="meta">cost total <b>{format_cost(cost["total"])}</b> · per run '
-                 f'{format_cost(cost["total_per_run"])} (all tokens, cached replies included)'
-                 + ("" if cost["complete"] else " · not in the price table: " + esc(", ".join(
-                     f"{x['role']} {x['model']}" for x in cost["unpriced"])))
+        prices = cost.get("prices") or {}
+        total = ("<b>unpriced</b>" if cost.get("total") is None else
+                 f'<b>{format_cost(cost["total"])}</b> · per run '
+                 f'{format_cost(cost["total_per_run"])} (all tokens, cached replies included)')
+        line += (f'<p class="meta">cost total {total}'
+                 + ("" if cost["complete"] else " · partial, not in the price table: "
+                    + esc(", ".join(f"{x['role']} {x['model']}" for x in cost["unpriced"])))
+                 + (f" · prices: {esc(prices['source'])}" if prices.get("source") else "")
+                 + (f" · {esc(prices['missing'])}" if prices.get("missing") else "")
                  + "</p>")
     return line
 
@@ -160,7 +167,7 @@ def _matrix(b: dict[str, Any]) -> str:
                     titles.get(r_key, r_key), titles.get(c_key, c_key))
 
 
-def _read(store: RunStore, view: RunView, chunk: int
+def _read(store: RunStore, view: RunView, chunk: int, pack: bool = True
           ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """One pass over samples.jsonl in file order: each record's view is made, its body packed
     into the current compressed block, and only its head and its summary (the benchmark's
@@ -168,25 +175,28 @@ def _read(store: RunStore, view: RunView, chunk: int
     of the latest record of each key, sorted by (id, epoch); a head's ``idx`` is the record's
     position in the blocks. A superseded record (an error later re-run) stays in its block
     unlisted: a few bytes, and no second pass over a large file. Heads are marked failed once
-    the primary metric is known (see :func:`build_page`)."""
+    the primary metric is known (see :func:`build_page`). Without ``pack`` no body is made
+    (the page fetches each record when it is opened) and no block is returned."""
     latest: dict[tuple[str, int], tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def bodies() -> Iterator[dict[str, Any]]:
         for idx, record in enumerate(store.records()):
             shown = view.record_view(record)
-            yield record_body(record, shown)
+            if pack:
+                yield record_body(record, shown)
             head = record_head(idx, record, None, shown, view.record_facets(record))
             latest[sample_key(record)] = (head, project_record(record, view.cls.summary_output))
 
     packed = list(blocks(bodies(), chunk))  # compressed: small even for 10,000 records
+    # (without pack the generator yields nothing: the list is empty once it has run)
     keys = sorted(latest, key=lambda k: (str(k[0]), int(k[1])))
     return packed, [latest[k][0] for k in keys], [latest[k][1] for k in keys]
 
 
 def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
-               prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
-               chunk: int = CHUNK, overview: dict[str, Any] | None = None
-               ) -> tuple[dict[str, Any], Iterator[str]]:
+               prices: Prices = None, page_size: int = PAGE,
+               chunk: int = CHUNK, overview: dict[str, Any] | None = None,
+               record_url: str | None = None) -> tuple[dict[str, Any], Iterator[str]]:
     """The run's overview and its report page as consecutive pieces of text: ``page_size``
     records listed at a time, ``chunk`` records per compressed block. The records are read
     (and any error in the run directory raised) before this returns.
@@ -194,12 +204,16 @@ def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
     ``overview`` is the run's :func:`~toolscore.report.overview.run_overview` (same seed,
     prices and resamples) when the caller already has it; otherwise it is computed from the
     records read for the page, and returned, so that a caller printing the terminal report
-    too (``toolscore report --html``) reads the run once."""
+    too (``toolscore report --html``) reads the run once.
+
+    With ``record_url`` (a page served by ``toolscore view``) the page carries no record
+    bodies: opening record ``idx`` fetches ``record_url + idx`` (JSON, a record body) from the
+    page's own server, which the page's policy then allows."""
     store = RunStore(run_dir)
     config = store.read_config()
     view = run_view(config)
     with paused_collector():
-        packed, heads, records = _read(store, view, chunk)
+        packed, heads, records = _read(store, view, chunk, pack=record_url is None)
         doc = overview or overview_of(store.path, config, records, store.read_scores(), view,
                                       seed=seed, prices=prices, n_resamples=n_resamples)
         metric = doc["primary_metric"]
@@ -224,12 +238,14 @@ def build_page(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
         FILTER_BAR, '<div id="samples"></div>',
     ]
     title = f"toolscore · {doc['benchmark']} · {doc['model']}"
+    fetched = {} if record_url is None else {"record_url": record_url}
     return doc, page(title, "\n".join(body),
-                     lambda: {**sample_index(heads), "chunk": chunk, "page": page_size}, packed)
+                     lambda: {**sample_index(heads), "chunk": chunk, "page": page_size,
+                              **fetched}, packed, connect=record_url is not None)
 
 
 def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
-               prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+               prices: Prices = None, page_size: int = PAGE,
                chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> Iterator[str]:
     """The report page of one run directory, as consecutive pieces of text (see
     :func:`build_page`)."""
@@ -238,7 +254,7 @@ def page_parts(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
 
 
 def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
-                prices: dict[str, dict[str, float]] | None = None, page_size: int = PAGE,
+                prices: Prices = None, page_size: int = PAGE,
                 chunk: int = CHUNK, overview: dict[str, Any] | None = None) -> str:
     """The report page of one run directory, as a string (see :func:`build_page`)."""
     return "".join(page_parts(run_dir, seed=seed, n_resamples=n_resamples, prices=prices,
@@ -246,7 +262,7 @@ def render_html(run_dir: str | Path, *, seed: int = 0, n_resamples: int = 2000,
 
 
 def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
-               n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
+               n_resamples: int = 2000, prices: Prices = None,
                page_size: int = PAGE, chunk: int = CHUNK,
                overview: dict[str, Any] | None = None) -> Path:
     """Write the report page to ``out`` (parents created; written whole or not at all);
@@ -256,7 +272,7 @@ def write_html(run_dir: str | Path, out: str | Path, *, seed: int = 0,
 
 
 def write_report(run_dir: str | Path, out: str | Path, *, seed: int = 0,
-                 n_resamples: int = 2000, prices: dict[str, dict[str, float]] | None = None,
+                 n_resamples: int = 2000, prices: Prices = None,
                  page_size: int = PAGE, chunk: int = CHUNK,
                  overview: dict[str, Any] | None = None) -> tuple[Path, dict[str, Any]]:
     """:func:`write_html`, also returning the run's overview (the one the page shows, equal to

@@ -182,11 +182,24 @@
     }
     return cache[n];
   }
+  // A page served by `toolscore view` has no blocks: it asks its server for one record.
+  function fetched(idx) {
+    return fetch(data.record_url + idx).then(function (r) {
+      if (!r.ok) { throw new Error("HTTP " + r.status); }
+      return r.json();
+    });
+  }
+  function record(idx) {
+    if (data.record_url) { return fetched(idx); }
+    return block(Math.floor(idx / data.chunk)).then(function (recs) {
+      return recs[idx % data.chunk];
+    });
+  }
   function open(d, s) {
     if (d.dataset.loaded) { return; }
     d.dataset.loaded = "pending";
-    block(Math.floor(s.idx / data.chunk)).then(function (recs) {
-      d.appendChild(body(recs[s.idx % data.chunk]));
+    record(s.idx).then(function (rec) {
+      d.appendChild(body(rec));
       d.dataset.loaded = "1";
     }).catch(function (e) {
       d.appendChild(el("p", "bad", "this record could not be read from the page: " + e));

@@ -84,16 +84,17 @@ def json_for_script(data: Any) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def page(title: str, body: str, data: Callable[[], Any], blocks: Iterable[str] = ()
-         ) -> Iterator[str]:
+def page(title: str, body: str, data: Callable[[], Any], blocks: Iterable[str] = (),
+         connect: bool = False) -> Iterator[str]:
     """The whole document, in parts (written one after the other, never joined in memory by
     :func:`~toolscore.report.html.page.write_html`): ``body`` is already-escaped HTML, ``blocks``
     the records' compressed ``<script type="application/octet-stream">`` blocks (inert: the
     policy runs only the nonce'd script), ``data()`` the index the page's script reads, called
-    once the blocks are out so that the index can be gathered while they are written."""
+    once the blocks are out so that the index can be gathered while they are written.
+    ``connect``: the page may fetch from its own origin (records served one at a time)."""
     nonce = secrets.token_urlsafe(16)
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-           f"script-src 'nonce-{nonce}'")
+           f"script-src 'nonce-{nonce}'" + ("; connect-src 'self'" if connect else ""))
     yield (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'

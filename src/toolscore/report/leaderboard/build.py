@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolscore.models.prices import Prices, price_table
 from toolscore.records import RunStore
 from toolscore.report.compare import CONTINUOUS_TESTS
 from toolscore.report.compare_headline import compare_headline_metric
@@ -94,7 +95,7 @@ def find_runs(inputs: list[str | Path], *, use_index: bool = False) -> list[dict
 
 # -- one run ---------------------------------------------------------------------------------
 def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | None = None,
-             prices: dict[str, dict[str, float]] | None = None, seed: int = 0,
+             prices: Prices = None, seed: int = 0,
              n_resamples: int = 2000) -> dict[str, Any]:
     """One run as a leaderboard cell: headline metric with its interval, pass^k and noise
     floor (several epochs), tokens, cost, mode. ``_records`` (the finished records of the
@@ -143,6 +144,8 @@ def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | Non
         "tokens": doc["usage"]["tokens"], "calls": doc["usage"]["calls"],
         "cost": None if cost is None else cost["total"],
         "cost_complete": None if cost is None else cost["complete"],
+        "cost_partial_roles": [] if cost is None else sorted(
+            r for r, c in cost["by_role"].items() if c.get("partial") or not c.get("priced")),
         "records": counts["records"], "errors": counts["errors"], "note": doc["note"],
         "columns": view.cls.board_columns(store.read_scores() or {}),
         "_records": in_split, "_spec": spec,
@@ -216,7 +219,7 @@ def _pending_cell(found: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] | None = None,
-                      split: str | None = None, prices: dict[str, dict[str, float]] | None = None,
+                      split: str | None = None, prices: Prices = None,
                       alpha: float = ALPHA, seed: int = 0, n_resamples: int = 2000,
                       use_index: bool = True,
                       on_note: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -232,6 +235,7 @@ def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] 
     either way. ``on_note`` is told how many runs came from where."""
     if not 0 < alpha < 1:
         raise LeaderboardError(f"--alpha {alpha}: must be between 0 and 1")
+    prices = price_table(prices)  # read once for every run
     cells: list[dict[str, Any]] = []
     listed = find_runs(inputs, use_index=use_index)
     ready = [f["run_dir"] for f in listed if f["state"] != "pending"
@@ -306,7 +310,8 @@ def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] 
                              "n_resamples": n_resamples},
             "intervals": "95% bootstrap interval of the benchmark's own definition "
                          "(whole samples resampled when they have several epochs)",
-            "split": split or "all", "priced": prices is not None}
+            "split": split or "all", "priced": prices.table is not None or bool(prices.overrides),
+            "prices": prices.describe()}
 
 
 def _attach_pending(boards: dict[str, dict[str, Any]]) -> None:

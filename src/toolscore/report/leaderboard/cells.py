@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import IntervalMetric
-from toolscore.report.leaderboard.index import indexed_runs
+from toolscore.models.prices import Prices
+from toolscore.report.leaderboard.index import NO_MODEL, indexed_runs
 from toolscore.report.leaderboard.metric import model_label, pick_metric, split_key
 from toolscore.report.usage import cost
 
@@ -34,8 +35,7 @@ def _records(rows: list[dict[str, Any]], key: str | None) -> list[dict[str, Any]
 
 
 def cell_from_index(rows: list[dict[str, Any]], run_dir: str, *, metric: str | None,
-                    split: str | None, prices: dict[str, dict[str, float]] | None
-                    ) -> dict[str, Any]:
+                    split: str | None, prices: Prices) -> dict[str, Any]:
     """The cell :func:`~.build.run_cell` makes of ``run_dir``, from its index ``rows``."""
     path = Path(run_dir)
     run = json.loads(next(r["run_facts"] for r in rows if r.get("run_facts")))
@@ -49,8 +49,9 @@ def cell_from_index(rows: list[dict[str, Any]], run_dir: str, *, metric: str | N
     repeats = run["repeats"].get(key if key is not None else "") or {}
     pass_k = repeats.get("pass_hat_k")
     epochs = int(run["epochs"])
-    priced = None if prices is None else cost(run["usage_by_role"], run["role_models"],
-                                              prices, epochs)
+    by_model = {role: {None if m == NO_MODEL else m: u for m, u in parts.items()}
+                for role, parts in run["usage_by_model"].items()}
+    priced = cost(run["usage_by_role"], run["role_models"], prices, epochs, by_model=by_model)
     return {
         "run_dir": str(path), "benchmark": benchmark, "model": run["model"],
         "model_args": run["model_args"],
@@ -66,8 +67,9 @@ def cell_from_index(rows: list[dict[str, Any]], run_dir: str, *, metric: str | N
         "noise_floor": None if not pass_k else repeats.get("noise_floor"),
         "noise_floor_single": None if not pass_k else repeats.get("noise_floor_single"),
         "tokens": run["tokens"], "calls": run["calls"],
-        "cost": None if priced is None else priced["total"],
-        "cost_complete": None if priced is None else priced["complete"],
+        "cost": priced["total"], "cost_complete": priced["complete"],
+        "cost_partial_roles": sorted(r for r, c in priced["by_role"].items()
+                                     if c.get("partial") or not c.get("priced")),
         "records": run["records"], "errors": run["errors"], "note": run["note"],
         "columns": run["columns"],
         "_records": _records(rows, key) if row is not None else [], "_spec": spec,
@@ -94,8 +96,7 @@ def index_note(counts: dict[str, int], total: int) -> str:
 
 
 def index_cell(rows: list[dict[str, Any]], run_dir: str, metric: str | dict[str, str] | None,
-               split: str | None, prices: dict[str, dict[str, float]] | None
-               ) -> tuple[dict[str, Any], bool]:
+               split: str | None, prices: Prices) -> tuple[dict[str, Any], bool]:
     name = str(rows[0]["benchmark"])
     wanted = metric.get(name) if isinstance(metric, dict) else metric
     return cell_from_index(rows, run_dir, metric=wanted, split=split, prices=prices), \

@@ -21,6 +21,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from toolscore.models.prices import Prices
 from toolscore.report.export.table import printable
 from toolscore.report.leaderboard.text import (
     TIED,
@@ -221,7 +222,7 @@ def render_leaderboard_html(doc: dict[str, Any], page_dir: str | Path) -> str:
 
 def write_leaderboard_html(doc: dict[str, Any], out: str | Path, *,
                            html_reports: bool = False, seed: int = 0,
-                           prices: dict[str, dict[str, float]] | None = None) -> Path:
+                           prices: Prices = None) -> Path:
     """Write the page to ``out``; with ``html_reports`` first write every finished run's
     ``report.html`` that is missing (:func:`toolscore.report.html.page.write_html`)."""
     target = Path(out)

@@ -43,13 +43,14 @@ from toolscore.records import RunStore
 from toolscore.records.store import RUN_FILE, SAMPLES_FILE, SCORES_FILE
 from toolscore.report.intervals import split_of
 from toolscore.report.overview import overview_of, paused_collector
-from toolscore.report.usage import role_models, usage_by_role
+from toolscore.report.usage import role_models, usage_by_model, usage_by_role
 from toolscore.report.view import run_view
 
 INDEX_DIR = ".toolscore-index"
 PARTS = "parts"
 INDEX_VERSION = 1
 SEED, RESAMPLES = 0, 2000  # the leaderboard's defaults
+NO_MODEL = "null"  # a role's tokens of no known model: JSON writes the None key so
 READ = ("index_version", "toolscore", "run", "stamp", "seed", "n_resamples", "benchmark",
         "split", "metric", "run_facts", "row_facts", "split_records", "part")  # what it uses
 
@@ -116,6 +117,7 @@ def index_rows(run_dir: str | Path, *, seed: int = SEED,
            "records": counts["records"], "errors": counts["errors"],
            "columns": view.cls.board_columns(scores or {}),
            "usage_by_role": usage_by_role(records, epochs), "role_models": role_models(config),
+           "usage_by_model": usage_by_model(records, role_models(config)),
            "specs": [dataclasses.asdict(s) for s in specs], "splits": list(splits),
            "repeats": repeats}
     common = {"index_version": INDEX_VERSION, "toolscore": _version(),

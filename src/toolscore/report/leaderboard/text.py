@@ -51,8 +51,10 @@ def p_value(test: dict[str, Any] | None) -> str:
 
 
 def cost(cell: dict[str, Any]) -> str:
+    """The run's cost; "unpriced" (never $0) when none of its models has a price, "(partial)"
+    when some role's tokens are left out."""
     if cell.get("cost") is None:
-        return "-"
+        return "unpriced" if cell.get("cost_complete") is False else "-"
     text = f"{cell['cost']:.4f}" if cell["cost"] < 1 else f"{cell['cost']:.2f}"
     return text if cell.get("cost_complete") else text + " (partial)"
 
@@ -72,7 +74,17 @@ def legend(doc: dict[str, Any]) -> str:
             f"{TIED}: not significantly different from the board's best at alpha "
             f"{sig['alpha']:g} ({sig['test']}). pass^k: all k epochs of a sample pass; noise "
             "floor: the smallest difference between two runs of this many epochs that is real "
-            "at 95%. Tokens and cost cover every model role, cached replies included.")
+            "at 95%. Tokens and cost cover every model role, cached replies included"
+            + prices_note(doc) + ".")
+
+
+def prices_note(doc: dict[str, Any]) -> str:
+    """Where a board's costs come from (and their date), or how to get the table."""
+    prices = doc.get("prices") or {}
+    if not prices:
+        return ""
+    return (f"; prices: {prices['source']}"
+            + (f" ({prices['missing']})" if prices.get("missing") else ""))
 
 
 def _md(text: Any) -> str:
