@@ -85,8 +85,8 @@ def registered() -> Any:
 
 def test_builtins_are_found_through_their_entry_points() -> None:
     assert set(BENCHMARKS.names()) >= BUILTIN_BENCHMARKS
-    assert PROVIDERS.names() == ["agent-http", "anthropic", "local", "openai", "oracle",
-                                 "replay"]
+    assert PROVIDERS.names() == ["agent-http", "anthropic", "litellm", "local", "openai",
+                                 "openai-responses", "oracle", "replay"]
     demo = BENCHMARKS.extension("demo")
     assert demo.builtin and demo.target == "toolscore.benchmarks.demo:DemoBenchmark"
     assert BENCHMARKS.listing()["demo"] == "toolscore.benchmarks.demo:DemoBenchmark (built-in)"

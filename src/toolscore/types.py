@@ -174,11 +174,25 @@ class ToolResult:
 
 @dataclass
 class Message:
+    """One message of a transcript.
+
+    ``reasoning`` is what a reasoning model wrote before its answer (a chat server's
+    ``reasoning_content``, Anthropic's thinking, a summary of OpenAI's reasoning): kept in the
+    transcript for people to read, never scored (a scorer reads ``content`` and ``tool_calls``).
+    ``reasoning_items`` are the provider's own blocks that must be sent back with the
+    conversation (Anthropic's signed thinking blocks, the Responses API's reasoning items), in
+    the provider's shape, each with its ``type``; a provider sends back only the types it
+    knows. Both are left out of :meth:`to_dict` while unset, so every cache key and record made
+    before they existed stays the same.
+    """
+
     role: Role
     content: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None
     name: str | None = None
+    reasoning: str | None = None
+    reasoning_items: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"role": self.role, "content": self.content}
@@ -188,26 +202,40 @@ class Message:
             d["tool_call_id"] = self.tool_call_id
         if self.name is not None:
             d["name"] = self.name
+        if self.reasoning is not None:
+            d["reasoning"] = self.reasoning
+        if self.reasoning_items:
+            d["reasoning_items"] = self.reasoning_items
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Message:
+        reasoning = d.get("reasoning")
+        items = d.get("reasoning_items")
         return cls(
             role=d["role"],
             content=d.get("content"),
             tool_calls=[ToolCall.from_dict(c) for c in d.get("tool_calls") or []],
             tool_call_id=d.get("tool_call_id"),
             name=d.get("name"),
+            reasoning=reasoning if isinstance(reasoning, str) else None,
+            reasoning_items=[i for i in items if isinstance(i, dict)]
+            if isinstance(items, list) else [],
         )
 
 
 @dataclass
 class Usage:
+    """Tokens and calls. ``reasoning_tokens``: the part of ``output_tokens`` a reasoning model
+    spent reasoning, as the endpoint counts it (0: none, or not said); in :meth:`to_dict` only
+    when not 0."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
     cached_calls: int = 0
     latency_s: float = 0.0
+    reasoning_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -219,16 +247,21 @@ class Usage:
         self.calls += other.calls
         self.cached_calls += other.cached_calls
         self.latency_s += other.latency_s
+        self.reasoning_tokens += other.reasoning_tokens
 
     def to_dict(self) -> dict[str, Any]:  # asdict's deep copy cost more than the whole record
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "calls": self.calls, "cached_calls": self.cached_calls,
-                "latency_s": self.latency_s}
+        d: dict[str, Any] = {"input_tokens": self.input_tokens,
+                             "output_tokens": self.output_tokens, "calls": self.calls,
+                             "cached_calls": self.cached_calls, "latency_s": self.latency_s}
+        if self.reasoning_tokens:
+            d["reasoning_tokens"] = self.reasoning_tokens
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Usage:
         return cls(**{k: d[k] for k in ("input_tokens", "output_tokens", "calls",
-                                        "cached_calls", "latency_s") if k in d})
+                                        "cached_calls", "latency_s", "reasoning_tokens")
+                      if k in d})
 
 
 @dataclass

@@ -52,10 +52,10 @@ def test_score_reproduces_a_run_without_model_calls(tmp_path: Path) -> None:
 
 def test_models_lists_every_provider(tmp_path: Path) -> None:
     rows = json_doc(toolscore("models", "--json", cwd=tmp_path))["models"]
-    assert [r["provider"] for r in rows] == ["agent-http", "anthropic", "local", "openai",
-                                            "oracle", "replay"]
+    assert [r["provider"] for r in rows] == ["agent-http", "anthropic", "litellm", "local",
+                                            "openai", "openai-responses", "oracle", "replay"]
     for r in rows:
-        assert set(r) == {"provider", "example", "installed", "requirements"}
+        assert set(r) == {"provider", "example", "installed", "usable", "requirements"}
     assert {r["provider"]: r["installed"] for r in rows}["oracle"] is True
 
 

@@ -179,7 +179,8 @@ def test_get_model_names(monkeypatch: pytest.MonkeyPatch) -> None:
     assert get_model("openai/x").cache_identity()["base_url"] == "http://127.0.0.1:9/v1"
     assert get_model("oracle").name == "oracle"
     infos = {i["provider"]: i for i in list_models()}
-    assert set(infos) == {"agent-http", "openai", "anthropic", "local", "oracle", "replay"}
+    assert set(infos) == {"agent-http", "openai", "openai-responses", "anthropic", "local",
+                          "litellm", "oracle", "replay"}
     assert infos["oracle"]["installed"] and infos["openai"]["installed"]
     assert infos["local"]["example"] == "local/smollm2"
     assert json.loads(json.dumps(list_models())) == list_models()

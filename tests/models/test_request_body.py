@@ -100,9 +100,15 @@ def test_what_is_kept_is_bounded() -> None:
 
 
 def test_the_key_covers_every_field() -> None:
-    """A field added to Message or ToolCall must be added to MessageJSON's key."""
+    """A field added to Message or ToolCall must be added to MessageJSON's key, unless it is
+    never sent (a reasoning model's reasoning is not)."""
     assert [f.name for f in dataclasses.fields(Message)] == [
-        "role", "content", "tool_calls", "tool_call_id", "name"]
+        "role", "content", "tool_calls", "tool_call_id", "name", "reasoning",
+        "reasoning_items"]
+    thought = Message(role="assistant", content="x", reasoning="why",
+                      reasoning_items=[{"type": "thinking", "thinking": "why"}])
+    assert openai_message_json(thought) == '{"role":"assistant","content":"x"}'
+
     assert [f.name for f in dataclasses.fields(ToolCall)] == ["id", "name", "arguments"]
     assert openai_message_json(Message(role="user", content="x")) == '{"role":"user",' \
                                                                      '"content":"x"}'

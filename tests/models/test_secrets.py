@@ -73,7 +73,6 @@ def test_strip_credentials(url: str | None, stripped: str | None) -> None:
 
 
 def test_cache_identity_is_the_same_whatever_the_url_credentials() -> None:
-    pytest.importorskip("openai")
     from toolscore.models import get_model
 
     with_creds = get_model("openai/fake", base_url="http://a:one@127.0.0.1:9/v1", api_key="k")
@@ -95,7 +94,6 @@ class EchoingServer(FakeOpenAIServer):
 @pytest.mark.parametrize("userinfo", [False, True], ids=["key", "key+url-credentials"])
 def test_no_form_of_a_secret_reaches_any_file_or_log(tmp_path: Path, monkeypatch: Any,
                                                       caplog: Any, userinfo: bool) -> None:
-    pytest.importorskip("openai")
     from toolscore.report.export.table import export_run
     from toolscore.report.html.page import render_html
     from toolscore.report.html.samples import page_bodies

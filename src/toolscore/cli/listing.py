@@ -41,7 +41,8 @@ def benchmarks_command(json_out: bool) -> None:
 @click.command("models")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--check", "check", default=None, metavar="local/NAME",
-              help="Load this embedded model in a child process exactly as a run does, "
+              help="Load this embedded model (local/smollm2, or local/PATH.gguf for a GGUF "
+                   "file) in a child process exactly as a run does, "
                    "generate a few tokens, and say in one line whether it works here (exit 0) "
                    "or what crashed and what to do (exit 1).")
 def models_command(json_out: bool, check: str | None) -> None:
@@ -56,7 +57,7 @@ def models_command(json_out: bool, check: str | None) -> None:
     if json_out:
         emit_json({"models": rows})
         return
-    cols = ["provider", "example", "installed", "requirements"]
+    cols = ["provider", "example", "usable", "requirements"]
     stdout().print(_table("model providers", cols, [[r.get(c, "") for c in cols] for r in rows]))
 
 

@@ -145,6 +145,8 @@ def _repeats_table(repeats: dict[str, Any]) -> Table:
 
 
 def print_overview(console: Console, doc: dict[str, Any]) -> None:
+    from toolscore.report.usage import reasoning_note
+
     parts = [str(doc["benchmark"]), f"model {doc['model']}"]
     if doc.get("mode"):
         parts.append(f"{doc['mode']} mode")
@@ -181,7 +183,8 @@ def print_overview(console: Console, doc: dict[str, Any]) -> None:
         console.print(_repeats_table(doc["repeats"]))
     u = doc["usage"]
     console.print(
-        f"tokens {u['tokens']} (in {u['input_tokens']}, out {u['output_tokens']}) · "
+        f"tokens {u['tokens']} (in {u['input_tokens']}, out {u['output_tokens']}"
+        f"{reasoning_note(u)}) · "
         f"tokens per run (epoch) {u['tokens_per_run']:.0f} · model calls {u['calls']} "
         f"(cached {u['cached_calls']})",
         highlight=False,
@@ -228,7 +231,7 @@ def _intervals_table(intervals: dict[str, Any]) -> Table:
 
 def _usage_table(doc: dict[str, Any]) -> Table:
     """Tokens and cost per model role."""
-    from toolscore.report.usage import format_cost
+    from toolscore.report.usage import format_cost, reasoning_note
 
     costs = (doc.get("cost") or {}).get("by_role")
     table = Table(title="tokens per model role (per run = per epoch)", title_justify="left")
@@ -244,7 +247,7 @@ def _usage_table(doc: dict[str, Any]) -> Table:
             str(u["calls"]),
             str(u["cached_calls"]),
             str(u["input_tokens"]),
-            str(u["output_tokens"]),
+            str(u["output_tokens"]) + reasoning_note(u),
             str(u["tokens"]),
             f"{u['tokens_per_run']:.0f}",
         ]

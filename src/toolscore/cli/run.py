@@ -16,6 +16,7 @@ from typing import Any, Literal
 import click
 
 from toolscore.cli.common import (
+    BUDGET_OPTIONS,
     COST_OPTIONS,
     FAIL_UNDER_HELP,
     JUNIT_HELP,
@@ -30,6 +31,7 @@ from toolscore.cli.common import (
     max_concurrency,
     print_run,
     progress_wanted,
+    rate_budget,
     run_gates,
     runs_root,
     say_gates,
@@ -125,10 +127,10 @@ GENERIC.append(click.Option(
     help="A model argument, VALUE read as JSON (else text), repeatable: -M top_p=0.9 "
          "-M extra_body='{\"x\": 1}'. Replaces the benchmark's value on every model call; "
          "stored in run.json and in the cache key."))
-GENERIC.append(click.Option(
+GENERIC.extend([*BUDGET_OPTIONS, click.Option(
     ["-T", "--task-option", "task_option"], multiple=True, metavar="KEY=VALUE",
     help="A benchmark option by name, as its own flag would set it (Inspect's -T), "
-         "repeatable: -T split=easy -T strict=true. A list option takes one -T per item."))
+         "repeatable: -T split=easy -T strict=true. A list option takes one -T per item.")])
 GENERIC.append(click.Option(
     ["--role", "role"], multiple=True, metavar="ROLE=MODEL",
     help="The model of one role the benchmark has, repeatable: assistant (as --model), user "
@@ -232,7 +234,7 @@ def _run(name: str, generic: dict[str, Any], options: dict[str, Any],
 
     json_out = generic["json_out"]
     cache = None if generic["no_cache"] else (generic["cache"] or "default")
-    with UserErrors(), StoppedRuns():
+    with UserErrors(), StoppedRuns(), rate_budget(generic):
         cache_expiry(generic.get("cache_expiry"))
         concurrency = max_concurrency(generic["max_concurrency"])
         check_output_path(generic["html"], "--html")  # an existing run's own file: refused now
@@ -345,10 +347,9 @@ class RunGroup(click.Group):
 def typed_here(ctx: click.Context, names: list[str], environment: bool = True) -> list[str]:
     """The parameters among ``names`` given on the command line (or through the
     environment), not left at their defaults."""
-    from click.core import ParameterSource
+    from click.core import ParameterSource as Src
 
-    typed = ((ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT) if environment
-             else (ParameterSource.COMMANDLINE,))
+    typed = (Src.COMMANDLINE, Src.ENVIRONMENT) if environment else (Src.COMMANDLINE,)
     return [n for n in names if ctx.get_parameter_source(n) in typed]
 
 

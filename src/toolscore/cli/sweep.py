@@ -109,8 +109,8 @@ def plan_estimate(manifest: Any, prices: Any = None) -> list[str]:
                    "exported either). Each unit gets floor(limit / S) permits (at least 1) of "
                    "every limited provider it uses, S = min(N, limit, units of the plan using "
                    "that provider), and a concurrency of min(max_concurrency, its share of its "
-                   "own model's provider). Keep N at or below the limit: past it every task "
-                   "still takes 1 permit.")
+                   "own model's provider), and rpm / S and tpm / S of a rate budget. Keep N "
+                   "at or below the limit: past it every task still takes 1 permit.")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True, help="A process pool here, or Ray tasks (extra 'ray').")
 @click.option("--address", default=None,

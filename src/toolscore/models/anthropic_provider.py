@@ -5,6 +5,12 @@ a separate parameter, tool calls are ``tool_use`` content blocks with a parsed `
 tool results are ``tool_result`` blocks inside a *user* message, and roles must alternate. The
 mapping is kept in pure functions (no SDK, no network) so it can be tested offline, in both
 directions. As with OpenAI, the SDK's retries are off: :class:`ModelClient` retries.
+
+Extended thinking is a model argument, ``-M thinking_budget=N`` (tokens, at least 1024): its
+thinking blocks are kept on the assistant message (``reasoning`` to read, ``reasoning_items``
+to send back, signature included, as the API requires in a tool-use conversation) and never
+scored. What the API refuses with thinking on is adjusted and said once per model
+(:func:`thinking_settings`).
 """
 
 from __future__ import annotations
@@ -22,11 +28,17 @@ from toolscore.models.base import (
     url_secrets,
 )
 from toolscore.models.loopbound import PerLoop
+from toolscore.text import safe_logger
 from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage
+
+log = safe_logger(__name__)
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"  # the SDK's, when no base URL is given
 DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens; used when the config leaves it open
 RAW_ARGUMENTS_KEY = "_raw_arguments"
+THINKING_BUDGET = "thinking_budget"  # the model argument that turns extended thinking on
+MIN_THINKING_BUDGET = 1024  # the API's least budget_tokens
+THINKING_TYPES = ("thinking", "redacted_thinking")  # blocks sent back as they came
 
 
 def _tool_input(call: ToolCall) -> dict[str, Any]:
@@ -56,7 +68,9 @@ def _blocks(m: Message) -> list[dict[str, Any]]:
         if _is_error_result(m.content or ""):
             block["is_error"] = True
         return [block]
-    blocks: list[dict[str, Any]] = []
+    # a thinking model's blocks go back first, as they came (the signature proves them)
+    blocks: list[dict[str, Any]] = [dict(b) for b in m.reasoning_items
+                                    if m.role == "assistant" and b.get("type") in THINKING_TYPES]
     if m.content:  # Anthropic rejects empty text blocks
         blocks.append({"type": "text", "text": m.content})
     for c in m.tool_calls:
@@ -97,43 +111,93 @@ def to_anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
     return {"name": spec.name, "description": spec.description, "input_schema": spec.schema()}
 
 
-def check_config(config: GenerateConfig) -> None:
-    """Refuse, in one line, a setting this provider cannot honour.
+def thinking_budget(config: GenerateConfig) -> int | None:
+    """The extended-thinking budget a config asks for (``-M thinking_budget=N``), None for
+    none; a one-line ValueError for a budget the API would refuse."""
+    value = config.extra.get(THINKING_BUDGET)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_THINKING_BUDGET:
+        raise ValueError(f"anthropic/ model argument {THINKING_BUDGET!r}: {value!r} must be an "
+                         f"integer of at least {MIN_THINKING_BUDGET} (tokens of thinking)")
+    return value
 
-    ``reasoning_effort`` would map to extended thinking, but a thinking model's tool calls must
-    be answered with its thinking blocks sent back, which the chat-shaped transcript does not
-    keep: every second turn of a tool-using conversation would fail. So it is refused rather
-    than mapped; a thinking budget is not silently ignored either.
-    """
+
+def check_config(config: GenerateConfig) -> None:
+    """Refuse, in one line, a setting this provider cannot honour: ``reasoning_effort`` (the
+    API takes a thinking budget, not a level: ``-M thinking_budget=N``) and a budget the API
+    would refuse."""
     if config.reasoning_effort is not None:
         raise ValueError(f"anthropic/ models take no reasoning_effort "
-                         f"({config.reasoning_effort!r}): extended thinking needs its thinking "
-                         "blocks sent back with tool results, which toolscore's transcript "
-                         "does not keep")
+                         f"({config.reasoning_effort!r}): extended thinking is set by its "
+                         f"budget in tokens, -M {THINKING_BUDGET}=N (N >= "
+                         f"{MIN_THINKING_BUDGET})")
+    thinking_budget(config)
+
+
+def thinking_settings(config: GenerateConfig, has_tools: bool
+                      ) -> tuple[dict[str, Any], dict[str, str]]:
+    """(the settings of a request, what extended thinking made us change and why).
+
+    With thinking on, the API counts the thinking in ``max_tokens`` and takes only the default
+    temperature, a ``top_p`` of 0.95 to 1, no ``top_k`` and a ``tool_choice`` of auto or none.
+    So: ``max_tokens`` is sent as the budget plus the benchmark's limit (the answer keeps its
+    room); a temperature other than 1, a ``top_p`` below 0.95 and ``top_k`` are not sent; a
+    forced tool choice is sent as auto. Each change is in the second dict, said once per
+    model by :class:`AnthropicModel`."""
+    budget = thinking_budget(config)
+    extra = {k: v for k, v in config.extra.items() if k != THINKING_BUDGET}
+    out: dict[str, Any] = {"max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS}
+    changed: dict[str, str] = {}
+    if config.temperature is not None:  # None: the API's default
+        out["temperature"] = config.temperature
+    if has_tools and config.tool_choice is not None:  # None: the API's default ("auto")
+        out["tool_choice"] = tool_choice_param(config.tool_choice)
+    if config.top_p is not None:
+        out["top_p"] = config.top_p
+    out.update(extra)
+    if budget is None:
+        return out, changed
+    answer = out["max_tokens"]
+    out["max_tokens"] = budget + answer
+    changed["max_tokens"] = (f"max_tokens sent as {budget} + {answer} (the thinking budget "
+                             "counts toward it)")
+    if out.get("temperature", 1) != 1:
+        changed["temperature"] = (f"temperature={out.pop('temperature')!r} not sent "
+                                  "(extended thinking takes only the default, 1)")
+    if not 0.95 <= out.get("top_p", 1) <= 1:
+        changed["top_p"] = (f"top_p={out.pop('top_p')!r} not sent (extended thinking takes "
+                            "0.95 to 1)")
+    if "top_k" in out:
+        changed["top_k"] = f"top_k={out.pop('top_k')!r} not sent (not with extended thinking)"
+    if out.get("tool_choice", {}).get("type") in ("any", "tool"):
+        changed["tool_choice"] = (f"tool_choice={config.tool_choice!r} sent as auto (extended "
+                                  "thinking takes only auto or none)")
+        out["tool_choice"] = {"type": "auto"}
+    out["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    return out, changed
 
 
 def build_request(
     model: str, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
 ) -> dict[str, Any]:
     """The keyword arguments of ``messages.create``. Mapped: ``max_tokens`` (required by the
-    API, so :data:`DEFAULT_MAX_TOKENS` when open), ``temperature``, ``top_p`` and every extra
-    model argument as a keyword (``extra_body`` too, which the SDK merges into the body); not
-    sent: ``seed`` (the API has none); refused: ``reasoning_effort`` (:func:`check_config`)."""
+    API, so :data:`DEFAULT_MAX_TOKENS` when open), ``temperature``, ``top_p``, the thinking
+    budget (:func:`thinking_settings`) and every other extra model argument as a keyword
+    (``extra_body`` too, which the SDK merges into the body); not sent: ``seed`` (the API has
+    none); refused: ``reasoning_effort`` (:func:`check_config`)."""
     check_config(config)
     system, msgs = to_anthropic_messages(messages)
+    settings = thinking_settings(config, bool(tools))[0]
     req: dict[str, Any] = {"model": model, "messages": msgs,
-                           "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS}
-    if config.temperature is not None:  # None: the API's default
-        req["temperature"] = config.temperature
+                           "max_tokens": settings.pop("max_tokens")}
+    if "temperature" in settings:
+        req["temperature"] = settings.pop("temperature")
     if system:
         req["system"] = system
     if tools:
         req["tools"] = [to_anthropic_tool(t) for t in tools]
-        if config.tool_choice is not None:  # None: the API's default ("auto")
-            req["tool_choice"] = tool_choice_param(config.tool_choice)
-    if config.top_p is not None:
-        req["top_p"] = config.top_p
-    req.update(config.extra)
+    req.update(settings)
     return req
 
 
@@ -143,13 +207,23 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return getattr(obj, name, default)
 
 
-def _calls_and_text(blocks: list[Any]) -> tuple[str | None, list[ToolCall]]:
+def _assistant(blocks: list[Any]) -> Message:
+    """An assistant message from its content blocks: text, tool calls, and thinking (its text
+    as ``reasoning``, the blocks themselves as ``reasoning_items``)."""
     texts: list[str] = []
     calls: list[ToolCall] = []
+    thoughts: list[str] = []
+    items: list[dict[str, Any]] = []
     for b in blocks:
         kind = _get(b, "type")
         if kind == "text":
             texts.append(_get(b, "text") or "")
+        elif kind == "thinking":
+            thoughts.append(_get(b, "thinking") or "")
+            items.append({"type": "thinking", "thinking": _get(b, "thinking") or "",
+                          "signature": _get(b, "signature") or ""})
+        elif kind == "redacted_thinking":
+            items.append({"type": "redacted_thinking", "data": _get(b, "data") or ""})
         elif kind == "tool_use":
             inp = _get(b, "input") or {}
             if isinstance(inp, dict) and set(inp) == {RAW_ARGUMENTS_KEY}:
@@ -158,16 +232,18 @@ def _calls_and_text(blocks: list[Any]) -> tuple[str | None, list[ToolCall]]:
                 args = json.dumps(inp, ensure_ascii=False)
             calls.append(ToolCall(id=_get(b, "id") or "", name=_get(b, "name") or "",
                                   arguments=args))
-    return ("".join(texts) if texts else None), calls
+    return Message(role="assistant", content="".join(texts) if texts else None,
+                   tool_calls=calls, reasoning="\n\n".join(thoughts) if thoughts else None,
+                   reasoning_items=items)
 
 
 def parse_response(resp: Any, model: str | None = None) -> Reply:
     """An Anthropic ``Message`` (SDK object or dict) as a :class:`Reply`."""
-    text, calls = _calls_and_text(list(_get(resp, "content") or []))
+    message = _assistant(list(_get(resp, "content") or []))
     u = _get(resp, "usage")
     usage = Usage(input_tokens=int(_get(u, "input_tokens", 0) or 0) if u is not None else 0,
                   output_tokens=int(_get(u, "output_tokens", 0) or 0) if u is not None else 0)
-    return Reply(message=Message(role="assistant", content=text, tool_calls=calls), usage=usage,
+    return Reply(message=message, usage=usage,
                  finish_reason=_get(resp, "stop_reason"), model=_get(resp, "model") or model)
 
 
@@ -180,9 +256,9 @@ def from_anthropic_messages(system: str | None, messages: list[dict[str, Any]]) 
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         if m["role"] == "assistant":
-            text, calls = _calls_and_text(content)
-            names.update({c.id: c.name for c in calls})
-            out.append(Message(role="assistant", content=text, tool_calls=calls))
+            message = _assistant(content)
+            names.update({c.id: c.name for c in message.tool_calls})
+            out.append(message)
             continue
         texts: list[str] = []
         for b in content:
@@ -229,6 +305,7 @@ class AnthropicModel(Model):
         self._api_key = key
         self.timeout = timeout
         self._clients: PerLoop[Any] = PerLoop(self._make_client, lambda c: c.close())
+        self._changes_said: set[str] = set()
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, base_url={self.base_url!r})"
@@ -265,6 +342,11 @@ class AnthropicModel(Model):
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> Reply:
         req = build_request(self.model, messages, tools, config)
+        if THINKING_BUDGET in config.extra:
+            changed = thinking_settings(config, bool(tools))[1]
+            for key in sorted(set(changed) - self._changes_said):
+                self._changes_said.add(key)
+                log.warning("%s: %s", self.name, changed[key])
         try:
             client = await self._clients.get()
             resp = await client.messages.create(**req)

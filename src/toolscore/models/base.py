@@ -169,14 +169,17 @@ def identifying(secrets: list[str] | tuple[str, ...]) -> list[str]:
 
 def redact_reply(reply: Reply, secrets: list[str] | tuple[str, ...]) -> Reply:
     """``reply`` with the model's secrets blanked from everything an endpoint wrote in it
-    (text, tool calls, the model name it gave), in place. A reply is stored in the response
-    cache, in records and reports: an endpoint that echoes the key in an ordinary answer must
-    not put it there."""
+    (text, reasoning, tool calls, the model name it gave), in place. A reply is stored in the
+    response cache, in records and reports: an endpoint that echoes the key in an ordinary
+    answer must not put it there."""
     secrets = identifying(secrets)
     if not secrets:
         return reply
     message = reply.message
     message.content = redact_value(message.content, secrets)
+    message.reasoning = redact_value(message.reasoning, secrets)
+    if message.reasoning_items:  # a signed block so changed is refused when sent back: safe
+        message.reasoning_items = redact_value(message.reasoning_items, secrets)
     for call in message.tool_calls:
         call.id = redact_value(call.id, secrets)
         call.name = redact_value(call.name, secrets)

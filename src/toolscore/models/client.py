@@ -240,7 +240,8 @@ class ModelClient:
             if hit is not None:
                 redact_reply(hit, secrets)  # a cache written before replies were redacted
                 hit.usage = Usage(input_tokens=hit.usage.input_tokens,
-                                  output_tokens=hit.usage.output_tokens, cached_calls=1)
+                                  output_tokens=hit.usage.output_tokens, cached_calls=1,
+                                  reasoning_tokens=hit.usage.reasoning_tokens)
                 self.usage.add(hit.usage)
                 record_usage(self.role, hit.usage, self.model.name)
                 self._record(messages, tools, config, hit)
@@ -281,12 +282,18 @@ class ModelClient:
 
         # In a sweep, the provider's limit across all its processes too (models.shared_limit):
         # taken outside the timeout like the run's slot, but given back during retry backoff.
+        # Its rate budget is charged per attempt and settled with the reply's usage; its 429s
+        # narrow the requests it lets in flight (models.limits.budget).
         shared = limiter_for(self.model.name)
+        held = shared.permit(messages, tools, config) if shared else None
         try:
-            async with sem, (shared.permit() if shared else contextlib.nullcontext()) as held:
+            async with sem, held or contextlib.nullcontext():
                 reply = await call_with_retry(attempt, self.retry, timeout=self.timeout,
-                                              rng=self._rng, on_error=failed,
+                                              rng=self._rng, on_error=held.watch(failed)
+                                              if held else failed,
                                               **({"sleep": held.pause} if held else {}))
+                if held:
+                    held.settle(reply)
         except InfraError as e:
             if isinstance(e.__cause__, EmptyCompletion):
                 # The model kept answering nothing: that is its answer, scored as such

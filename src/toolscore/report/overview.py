@@ -49,7 +49,8 @@ def outcomes_by_split(records: list[dict[str, Any]], metric: str
 def _usage(records: list[dict[str, Any]], roles: dict[str, dict[str, Any]],
            epochs: int) -> dict[str, Any]:
     """Totals over every role (see :mod:`toolscore.report.usage` for records without a split)."""
-    totals = {"input_tokens": 0, "output_tokens": 0, "calls": 0, "cached_calls": 0}
+    totals = {"input_tokens": 0, "output_tokens": 0, "calls": 0, "cached_calls": 0,
+              "reasoning_tokens": 0}
     for u in roles.values():
         for key in totals:
             totals[key] += int(u.get(key) or 0)

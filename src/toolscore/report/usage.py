@@ -21,10 +21,10 @@ from toolscore.models.prices import (
     role_models,
 )
 
-KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls")
-COST_KEYS = (*KEYS, "cached_input_tokens", "reasoning_tokens")
-__all__ = ["cost", "cost_lines", "format_cost", "load_prices", "price_of", "record_roles",
-           "role_models", "usage_by_model", "usage_by_role"]
+KEYS = ("input_tokens", "output_tokens", "calls", "cached_calls", "reasoning_tokens")
+COST_KEYS = (*KEYS, "cached_input_tokens")
+__all__ = ["cost", "cost_lines", "format_cost", "load_prices", "price_of", "reasoning_note",
+           "record_roles", "role_models", "usage_by_model", "usage_by_role"]
 
 
 def price_of(model: str | None, prices: dict[str, dict[str, float]]
@@ -49,7 +49,9 @@ def record_roles(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def usage_by_role(records: list[dict[str, Any]], epochs: int) -> dict[str, dict[str, Any]]:
-    """``{role: {input_tokens, output_tokens, calls, cached_calls, tokens, tokens_per_run}}``."""
+    """``{role: {input_tokens, output_tokens, calls, cached_calls, reasoning_tokens, tokens,
+    tokens_per_run}}`` (``reasoning_tokens``: the part of the output tokens a reasoning model
+    spent reasoning, where its endpoint says it)."""
     out: dict[str, dict[str, Any]] = {}
     for r in records:
         for role, u in record_roles(r).items():
@@ -81,6 +83,13 @@ def usage_by_model(records: list[dict[str, Any]], models: dict[str, str | None]
                 for key in COST_KEYS:
                     totals[key] += int(used.get(key) or 0)
     return out
+
+
+def reasoning_note(usage: dict[str, Any]) -> str:
+    """", R reasoning" for usage with reasoning tokens, "" otherwise (what follows the output
+    tokens wherever they are shown)."""
+    count = int(usage.get("reasoning_tokens") or 0)
+    return f", {count} reasoning" if count else ""
 
 
 def cost(usage: dict[str, dict[str, Any]], models: dict[str, str | None],

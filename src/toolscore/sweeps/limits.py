@@ -16,6 +16,11 @@ judge (:func:`groups_of` finds which limited providers a unit may call).
   the unit's own concurrency is ``min(max_concurrency, share)``: ``limits: {openai: 16}``,
   ``max_concurrency: 8`` and ``--slots 8`` give each task 2 permits and 2 samples in flight.
   A share is at least 1, so with N above the limit the tasks together exceed it.
+
+A limit may carry a rate budget too (``limits: {openai: {concurrency: 16, rpm: 600, tpm:
+200000}}``: :mod:`toolscore.models.limits.budget`). The local pool's workers share it whole,
+like the permits, and so do Ray's tasks (one actor holds it: :mod:`.ray_executor`); with
+fixed shares (``--index``) each unit gets ``rpm / slots`` and ``tpm / slots``.
 """
 
 from __future__ import annotations
@@ -77,9 +82,20 @@ def concurrency(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> 
     return max(1, min(own, share(manifest, unit.group, group_slots)))
 
 
+def budget(manifest: Manifest, group: str, parts: int = 1) -> list[float | None]:
+    """``[rpm, tpm]`` of a group's budget split in ``parts`` (None: not limited); empty
+    without a budget, so a limit without one keeps its two-field form."""
+    rates = manifest.budgets.get(group) or {}
+    if not rates:
+        return []
+    return [None if rates.get(k) is None else rates[k] / parts for k in ("rpm", "tpm")]
+
+
 def shares(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dict[str, Any]:
     """The ``limits`` setting of a unit with fixed shares: a private limiter per group it
-    uses, of its share (of its :func:`concurrency` for its own model's group)."""
+    uses, of its share (of its :func:`concurrency` for its own model's group), and its share
+    of the group's rate budget."""
     return {g: [None, concurrency(manifest, unit, group_slots) if g == unit.group
-                else share(manifest, g, group_slots)]
+                else share(manifest, g, group_slots),
+                *budget(manifest, g, group_slots.get(g, 1))]
             for g in sorted(groups_of(manifest, unit))}

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from toolscore.runs.workers import start_context
-from toolscore.sweeps.limits import concurrency, shares
+from toolscore.sweeps.limits import budget, concurrency, shares
 from toolscore.sweeps.limits import slots as slots_per_group
 from toolscore.sweeps.plan import Manifest, Unit
 from toolscore.sweeps.unit import run_unit
@@ -53,10 +53,11 @@ def settings(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dic
 
 def shared_settings(manifest: Manifest, folder: Path) -> dict[str, Any]:
     """Every unit's settings in the local pool: the run's own concurrency, and each limited
-    provider's whole limit as one limiter file in ``folder`` that all workers share."""
+    provider's whole limit (and rate budget) as one limiter file in ``folder`` that all
+    workers share."""
     return {"max_concurrency": manifest.max_concurrency, "cache": manifest.cache,
             "timeout": manifest.timeout,
-            "limits": {g: [str(folder / f"{i}.lock"), n]
+            "limits": {g: [str(folder / f"{i}.lock"), n, *budget(manifest, g)]
                        for i, (g, n) in enumerate(sorted(manifest.limits.items()))}}
 
 
@@ -107,7 +108,7 @@ def run_one(manifest: Manifest, index: int, slots: int | None = None) -> dict[st
     how = settings(manifest, unit, at_once)
     result = run_unit(unit.to_dict(), how)
     return {**result, "max_concurrency": how["max_concurrency"],
-            "permits": {g: n for g, (_, n) in how["limits"].items()}}
+            "permits": {g: v[1] for g, v in how["limits"].items()}}
 
 
 def run_local(manifest: Manifest, *, workers: int = 4, units: list[Unit] | None = None,

@@ -87,10 +87,13 @@ class Manifest:
     timeout: float = 120.0
     ray: dict[str, float] = field(default_factory=lambda: dict(RAY_DEFAULTS))
     out: str | None = None
+    budgets: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        limits = {g: {"concurrency": n, **self.budgets[g]} if self.budgets.get(g) else n
+                  for g, n in self.limits.items()}
         return {"manifest_version": MANIFEST_VERSION, "source": self.source, "out": self.out,
-                "limits": self.limits, "max_concurrency": self.max_concurrency,
+                "limits": limits, "max_concurrency": self.max_concurrency,
                 "cache": self.cache, "timeout": self.timeout, "ray": self.ray,
                 "units": [u.to_dict() for u in self.units]}
 
@@ -121,11 +124,43 @@ def check_ray(raw: Any, where: str) -> dict[str, float]:
     return ray
 
 
+LIMIT_KEYS = ("concurrency", "rpm", "tpm")
+MAX_RATE = 10**9  # requests or tokens per minute
+
+
 def check_limits(raw: Any, where: str) -> dict[str, int]:
+    """The connections of each limited provider (or model): ``{openai: 16}``, or the
+    ``concurrency`` of ``{openai: {concurrency: 16, rpm: 600, tpm: 200000}}`` (no connection
+    limit but the runs' own when it names none: :data:`MAX_CONCURRENCY`)."""
     if not isinstance(raw, dict):
         raise field_error(where, "limits", "expected provider (or model) names mapped to "
-                                           "connection counts, e.g. {openai: 16}")
-    return {k: integer(v, where, f"limits.{k}", 1, MAX_PERMITS) for k, v in raw.items()}
+                                           "connection counts, e.g. {openai: 16}, or to "
+                                           "{concurrency: 16, rpm: 600, tpm: 200000}")
+    out = {}
+    for k, v in raw.items():
+        if isinstance(v, dict):
+            unknown = sorted(set(v) - set(LIMIT_KEYS))
+            if unknown:
+                raise field_error(where, f"limits.{k}.{unknown[0]}",
+                                  f"unknown (known: {', '.join(LIMIT_KEYS)})")
+            out[k] = integer(v.get("concurrency", MAX_CONCURRENCY), where,
+                             f"limits.{k}.concurrency", 1, MAX_PERMITS)
+        else:
+            out[k] = integer(v, where, f"limits.{k}", 1, MAX_PERMITS)
+    check_budgets(raw, where)
+    return out
+
+
+def check_budgets(raw: Any, where: str) -> dict[str, dict[str, float]]:
+    """The rate budgets of the limits that give one: ``{openai: {rpm: 600.0, tpm: ...}}``."""
+    out: dict[str, dict[str, float]] = {}
+    for k, v in (raw.items() if isinstance(raw, dict) else ()):
+        if isinstance(v, dict):
+            rates = {key: number(v[key], where, f"limits.{k}.{key}", 0, MAX_RATE, above=True)
+                     for key in ("rpm", "tpm") if v.get(key) is not None}
+            if rates:
+                out[k] = rates
+    return out
 
 
 def check_cache(value: Any, where: str) -> Any:
@@ -182,7 +217,7 @@ def read_manifest(doc: dict[str, Any], where: str, base: Path,
         integer(doc.get("max_concurrency", 8), where, "max_concurrency", 1, MAX_CONCURRENCY),
         check_cache(doc.get("cache", "default"), where) or None,
         number(doc.get("timeout", 120.0), where, "timeout", 0, MAX_TIMEOUT, above=True),
-        check_ray(doc.get("ray", {}), where), out)
+        check_ray(doc.get("ray", {}), where), out, check_budgets(doc.get("limits", {}), where))
 
 
 def _unit(raw: Any, i: int, where: str) -> Unit:

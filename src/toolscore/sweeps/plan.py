@@ -17,7 +17,8 @@ or YAML::
     judges: [{judge_config: judge.yaml}]     # options given to benchmarks that declare them
     epochs: 3
     limit: null
-    limits: {openai: 16}         # connections in flight per provider, across the sweep
+    limits: {openai: 16}         # connections in flight per provider, across the sweep, or
+                                 # {openai: {concurrency: 16, rpm: 600, tpm: 200000}}
     max_concurrency: 8           # per run (Ray, --index: cut to a share of the limits)
     cache: default               # or none, or a file
     timeout: 120
@@ -66,6 +67,7 @@ from toolscore.sweeps.manifest import (
     RAY_DEFAULTS,
     Manifest,
     Unit,
+    check_budgets,
     check_cache,
     check_limits,
     check_ray,
@@ -186,7 +188,8 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
                         "repeated model, benchmark variant or setting")
     cache = None if cache in (None, "none", False) else (
         "default" if cache == "default" else str(_resolve(base, str(cache))))
-    return Manifest(where, units, limits, concurrency, cache, timeout, ray, str(out))
+    return Manifest(where, units, limits, concurrency, cache, timeout, ray, str(out),
+                    check_budgets(doc.get("limits") or {}, where))
 
 
 def _matrix(where: str, **sizes: int) -> None:

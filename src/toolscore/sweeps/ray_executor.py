@@ -11,6 +11,10 @@ so a sweep that outgrows one machine runs on an existing cluster engine, not one
   --resources='{"provider:openai": 16}'``). Ray then never runs units whose requests add up
   to more than the limit, across all nodes, with no controller of ours. A local instance
   started here declares them itself.
+* A rate budget (rpm, tpm) is the cluster's, not split: one actor per budgeted provider holds
+  its buckets and every task's calls are charged to it
+  (:mod:`toolscore.models.limits.cluster`), so a unit at its tail leaves its part of the
+  budget to the others, as in the local pool.
 * ``local/*`` units ask for CPUs (and GPUs) to hold their embedded model; API-model units ask
   for a fraction of a CPU, since they mostly wait on the network.
 
@@ -29,9 +33,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from toolscore.models.limits.cluster import keeper_name, start_keepers
 from toolscore.models.providers import split_name
 from toolscore.sweeps.limits import groups_of, shares, slots
 from toolscore.sweeps.local import settings, tasks_of
@@ -55,7 +61,7 @@ def requests(manifest: Manifest, unit: Unit, group_slots: dict[str, int]) -> dic
                             "num_gpus": manifest.ray["local_gpus"] if local else 0}
     limits = shares(manifest, unit, group_slots)  # judge and user providers too
     if limits:
-        need["resources"] = {resource_name(g): float(n) for g, (_, n) in limits.items()}
+        need["resources"] = {resource_name(g): float(v[1]) for g, v in limits.items()}
     return need
 
 
@@ -121,17 +127,20 @@ def stdout_to_stderr() -> Iterator[None]:
 def _run(manifest: Manifest, address: str | None, todo: list[Any],
          on_result: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
     ray, started = _connect(manifest, address)
+    keepers: dict[str, Any] = {}
     try:
         cpus = _check(ray, manifest, [u for u, _ in todo])
         parallel = max(1, int(cpus / max(manifest.ray["api_cpus"], 0.01)))
         group_slots = slots(manifest, [u for u, _ in todo], parallel)
         task = ray.remote(run_unit)
         retries = int(manifest.ray["max_retries"])
+        run = uuid.uuid4().hex[:12]
+        keepers.update(start_keepers(manifest.budgets, run))
         pending: dict[Any, Unit] = {}
         for unit, shard in todo:
             ref = task.options(max_retries=retries, retry_exceptions=False,
                                **requests(manifest, unit, group_slots)).remote(
-                unit.to_dict(), settings(manifest, unit, group_slots), shard)
+                unit.to_dict(), cluster_settings(manifest, unit, group_slots, run), shard)
             pending[ref] = unit
         results = []
         while pending:
@@ -148,5 +157,20 @@ def _run(manifest: Manifest, address: str | None, todo: list[Any],
                     on_result(result)
         return results
     finally:
+        for handle in keepers.values():
+            with contextlib.suppress(Exception):  # the sweep's outcome matters, not this
+                ray.kill(handle)
         if started:
             ray.shutdown()
+
+
+def cluster_settings(manifest: Manifest, unit: Unit, group_slots: dict[str, int],
+                     run: str) -> dict[str, Any]:
+    """A task's settings: fixed shares of the permits, each budget whole at its keeper."""
+    how = settings(manifest, unit, group_slots)
+    for group, value in how["limits"].items():
+        rates = manifest.budgets.get(group)
+        if rates:
+            how["limits"][group] = [*value[:2], rates.get("rpm"), rates.get("tpm"),
+                                    keeper_name(group, run)]
+    return how

@@ -36,11 +36,12 @@ def run_unit(unit: dict[str, Any], settings: dict[str, Any],
 
 @contextlib.contextmanager
 def provider_limits(limits: dict[str, Any]) -> Iterator[None]:
-    """Count this process's calls (every role) against ``{group: [file, permits]}``: a file
-    the sweep's processes share, or None for a limiter of this unit alone (a fixed share)."""
+    """Count this process's calls (every role) against ``{group: [file, permits]}`` (and
+    ``[..., rpm, tpm]``, a rate budget): a file the sweep's processes share, or None for a
+    limiter of this unit alone (a fixed share)."""
     with tempfile.TemporaryDirectory(prefix="toolscore-limits-") as private:
-        shared_limit.install({g: (path or str(Path(private) / f"{i}.lock"), int(permits))
-                              for i, (g, (path, permits)) in enumerate(sorted(limits.items()))})
+        shared_limit.install({g: (v[0] or str(Path(private) / f"{i}.lock"), int(v[1]), *v[2:])
+                              for i, (g, v) in enumerate(sorted(limits.items()))})
         try:
             yield
         finally:

@@ -171,8 +171,8 @@ async def simulate_turn(
             record, result = (execute_as_reference(env, call) if rules.as_reference
                               else env.execute(call))
             predictions.append(stored_call(record, call.arguments))
-            if rules.as_reference:
-                messages.append(reference_echo(call, record))
+            if rules.as_reference:  # a reasoning model's signed thinking goes back with it
+                messages.append(reference_echo(call, record, reply.message.reasoning_items))
             messages.append(result.to_message())
             transcript.append(messages[-1])
     extra: dict[str, Any] = {}
@@ -202,13 +202,17 @@ def execute_as_reference(env: Environment, call: ToolCall) -> tuple[CallRecord, 
     return env.execute(call)
 
 
-def reference_echo(call: ToolCall, record: CallRecord) -> Message:
+def reference_echo(call: ToolCall, record: CallRecord,
+                   reasoning_items: list[dict[str, Any]] | None = None) -> Message:
     """The model's call as ToolTalk's runner sends it back in later requests: no text beside
     it, and the arguments as it parsed them, serialised again (``json.dumps``) with the
-    session token the executor added, or ``null`` when they did not parse."""
+    session token the executor added, or ``null`` when they did not parse. A reasoning
+    model's ``reasoning_items`` (a provider's blocks that must come back with the call, as
+    Anthropic's signed thinking) are kept on it; they are not text the runner sends."""
     arguments = "null" if record.arguments is None else json.dumps(record.arguments)
     return Message(role="assistant", content=None,
-                   tool_calls=[ToolCall(call.id, call.name, arguments)])
+                   tool_calls=[ToolCall(call.id, call.name, arguments)],
+                   reasoning_items=list(reasoning_items or []))
 
 
 def user_request(turns: list[Any], index: int) -> list[str]:

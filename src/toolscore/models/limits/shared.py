@@ -20,6 +20,10 @@ loop. A coroutine that finds none waits: a permit released in this process wakes
 local waiter at once; permits released by other processes are noticed by that first waiter
 alone, polling with a short backoff (1 to 5 ms, against calls of tens of milliseconds or more),
 so the other waiters of the process cost nothing while they wait.
+
+A limit may also carry a rate budget (requests and tokens per minute) and adapts the permits
+it hands out to the provider's 429s; both are shared the same way, through a second file
+(:mod:`toolscore.models.limits.budget`).
 """
 
 from __future__ import annotations
@@ -28,9 +32,18 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import json
 import os
+import random
 import threading
+import time
 from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from toolscore.models.base import InfraError
+from toolscore.models.limits.budget import Budget, RateState, TokenEstimate
+from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
 MIN_POLL_S = 0.001
 MAX_POLL_S = 0.005
@@ -40,13 +53,24 @@ _BUSY = (errno.EACCES, errno.EAGAIN)
 
 
 class SharedLimit:
-    """``permits`` requests in flight across every process that opens ``path``."""
+    """``permits`` requests in flight across every process that opens ``path`` (fewer
+    after 429s), within ``budget`` requests and tokens per minute."""
 
-    def __init__(self, path: str, permits: int) -> None:
+    def __init__(self, path: str, permits: int, budget: Budget = Budget(),
+                 keeper: str | None = None) -> None:
         if permits < 1:
             raise ValueError(f"a shared limit needs at least 1 permit, got {permits}")
         self.path = str(path)
         self.permits = permits
+        self.budget = budget
+        self.keeper = keeper  # a Ray actor holding the budget for a cluster (models.cluster)
+        if keeper:
+            from toolscore.models.limits.cluster import ClusterRate
+
+            self.rate: RateState = ClusterRate(self.path + ".rate", permits, budget, keeper)
+        else:
+            self.rate = RateState(self.path + ".rate", permits, budget)
+        self.estimate = TokenEstimate()
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         self._held: set[int] = set()
         self._mutex = threading.Lock()
@@ -59,9 +83,10 @@ class SharedLimit:
 
     def try_acquire(self) -> int | None:
         """A free permit (its number), or None when every one is held by some process."""
+        window = self.rate.window()
         with self._mutex:
-            for k in range(self.permits):
-                slot = (self._next + k) % self.permits
+            for k in range(window):
+                slot = (self._next + k) % window
                 if slot in self._held:
                     continue
                 try:
@@ -112,9 +137,14 @@ class SharedLimit:
             if after is not None:  # the next in line now watches for permits
                 _wake(*after)
 
-    def permit(self) -> Permit:
-        """``async with limit.permit() as p``: one permit for one request and its retries."""
-        return Permit(self)
+    def permit(self, messages: list[Message] | None = None, tools: list[ToolSpec] | None = None,
+               config: GenerateConfig | None = None) -> Permit:
+        """``async with limit.permit() as p``: one permit for one request and its retries
+        (the request, when given, is what a token budget charges)."""
+        chars = 0
+        if self.budget.tpm and messages is not None:
+            chars = TokenEstimate.size(messages, tools or [], config or GenerateConfig())
+        return Permit(self, chars)
 
     def close(self) -> None:
         """Drop every permit this process holds and the file (its other processes go on)."""
@@ -123,19 +153,27 @@ class SharedLimit:
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
+        self.rate.close()
 
 
 class Permit:
     """A permit held for one request. Between two attempts of a retried request it is given
     back (:meth:`pause`, the retry layer's sleep), so a unit backing off an endpoint does not
-    keep other units from it; waiting for it again never counts against an attempt's timeout."""
+    keep other units from it; waiting for it again never counts against an attempt's timeout.
+    Each attempt is charged to the limit's rate budget before it is sent (waiting for it, out
+    of the attempt's timeout too); :meth:`settle` corrects the charge with the reply's usage,
+    and :meth:`watch` tells the limit of the attempts a 429 refused."""
 
-    def __init__(self, limit: SharedLimit) -> None:
+    def __init__(self, limit: SharedLimit, chars: int = 0) -> None:
         self.limit = limit
         self.slot: int | None = None
+        self.chars = chars
+        self.charged = 0.0
+        self.sent_at = 0.0
 
     async def __aenter__(self) -> Permit:
         self.slot = await self.limit.acquire()
+        await self._admit()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -143,12 +181,42 @@ class Permit:
             self.limit.release(self.slot)
             self.slot = None
 
+    async def _admit(self) -> None:
+        """Wait until the budget holds this attempt's cost, and charge it."""
+        if self.limit.budget:
+            self.charged = self.limit.estimate.tokens(self.chars) if self.chars else 0.0
+            while (wait := self.limit.rate.take(self.charged)) > 0:
+                await asyncio.sleep(wait + random.uniform(0, MIN_POLL_S))  # not all at once
+        elif (wait := self.limit.rate.held_for()) > 0:  # a Retry-After holds every request
+            await asyncio.sleep(wait)
+        self.sent_at = time.monotonic()
+
     async def pause(self, seconds: float) -> None:
         if self.slot is not None:
             self.limit.release(self.slot)
             self.slot = None
         await asyncio.sleep(seconds)
         self.slot = await self.limit.acquire()
+        await self._admit()
+
+    def settle(self, reply: Reply) -> None:
+        """The attempt succeeded: charge what its reply used instead of the estimate."""
+        limit, usage = self.limit, reply.usage
+        if limit.budget.tpm and (usage.input_tokens or usage.output_tokens):
+            limit.rate.refund(self.charged - usage.total_tokens)
+            if self.chars:
+                limit.estimate.learn(self.chars, usage)
+        limit.rate.succeeded()
+
+    def watch(self, on_error: Callable[[int, InfraError], None]) -> Callable[[int, InfraError],
+                                                                            None]:
+        """``on_error`` that first tells the limit of a 429 (see :meth:`RateState.throttled`)."""
+        def seen(attempt: int, err: InfraError) -> None:
+            if err.status == 429:
+                self.limit.rate.throttled(err.retry_after, self.sent_at)
+            on_error(attempt, err)
+
+        return seen
 
 
 def _wake(loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
@@ -168,29 +236,51 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+# The limits of this process, also in the environment of the processes it starts: a process
+# forked from it inherits them as they are, a spawned one (or one of a fork server started
+# meanwhile) installs them from there when it imports this module.
+LIMITS_ENV = "TOOLSCORE_PROVIDER_LIMITS"
+
 # The limits of this process: group (a provider like "openai", or a full model name) -> its
 # limiter. Empty outside a sweep, so an ordinary run pays one dict lookup per call.
 _GROUPS: dict[str, SharedLimit] = {}
 
 
-def install(limits: dict[str, tuple[str, int]]) -> None:
-    """Make this process count its calls against ``{group: (file, permits)}`` (replacing the
-    groups installed before; an unchanged group keeps its limiter and the permits it holds)."""
+def install(limits: dict[str, tuple[Any, ...]]) -> None:
+    """Make this process count its calls against ``{group: (file, permits)}``, or
+    ``(file, permits, rpm, tpm)`` for a rate budget too, or ``(file, permits, rpm, tpm,
+    keeper)`` for a budget held by a Ray actor of that name (replacing the groups installed
+    before; an unchanged group keeps its limiter and the permits it holds)."""
+    wanted = {g: (str(v[0]), int(v[1]), _budget(v), v[4] if len(v) > 4 else None)
+              for g, v in limits.items()}
     for group in list(_GROUPS):
         old = _GROUPS[group]
-        path, permits = limits.get(group, (None, None))
-        if (old.path, old.permits) != (path, permits):
+        if (old.path, old.permits, old.budget, old.keeper) != wanted.get(group):
             del _GROUPS[group]
             if old not in _GROUPS.values():
                 old.close()
-    for group, (path, permits) in limits.items():
+    for group, (path, permits, budget, keeper) in wanted.items():
         if group not in _GROUPS:
-            same = next((g for g in _GROUPS.values() if g.path == str(path)), None)
-            _GROUPS[group] = same or SharedLimit(path, int(permits))
+            same = next((g for g in _GROUPS.values() if g.path == path), None)
+            _GROUPS[group] = same or SharedLimit(path, permits, budget, keeper)
+    # for the processes this one starts (a run's --workers), but for a Ray actor's budget: a
+    # process outside Ray that asked for the actor would start a Ray instance of its own
+    mine = {g: v for g, v in installed().items() if len(v) <= 4}
+    if mine:
+        os.environ[LIMITS_ENV] = json.dumps(mine)
+    else:
+        os.environ.pop(LIMITS_ENV, None)
 
 
-def installed() -> dict[str, tuple[str, int]]:
-    return {g: (lim.path, lim.permits) for g, lim in _GROUPS.items()}
+def _budget(value: tuple[Any, ...]) -> Budget:
+    rpm, tpm = (list(value[2:4]) + [None, None])[:2]
+    return Budget(None if rpm is None else float(rpm), None if tpm is None else float(tpm))
+
+
+def installed() -> dict[str, tuple[Any, ...]]:
+    return {g: (lim.path, lim.permits)
+            + ((lim.budget.rpm, lim.budget.tpm) if lim.budget or lim.keeper else ())
+            + ((lim.keeper,) if lim.keeper else ()) for g, lim in _GROUPS.items()}
 
 
 def group_of(model: str) -> str:
@@ -206,3 +296,18 @@ def limiter_for(model: str) -> SharedLimit | None:
     if not _GROUPS:
         return None
     return _GROUPS.get(model) or _GROUPS.get(group_of(model))
+
+
+def _inherited() -> None:
+    """The limits of the process that started this one, if it had any."""
+    raw = os.environ.get(LIMITS_ENV)
+    if not raw or _GROUPS:
+        return
+    try:
+        limits = json.loads(raw)
+        install({str(g): tuple(v) for g, v in limits.items()})
+    except (ValueError, TypeError, AttributeError, IndexError, OSError):
+        os.environ.pop(LIMITS_ENV, None)  # not ours to make sense of: no limit, as before
+
+
+_inherited()

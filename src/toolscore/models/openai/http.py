@@ -100,7 +100,8 @@ def status_error(status: int, raw: bytes, response: Any) -> InfraError | Context
 
 
 class ChatEndpoint:
-    """``POST {base_url}/chat/completions`` of ready JSON bytes; returns the parsed reply.
+    """``POST {base_url}/chat/completions`` (or another ``path``) of ready JSON bytes; returns
+    the parsed reply.
 
     The connection pool is unbounded (``limit=0``): the number of requests in flight is the
     client layer's limit, one semaphore per model, and a second, smaller cap here would queue
@@ -108,15 +109,18 @@ class ChatEndpoint:
     dropped: the key goes in the Authorization header only.
     """
 
-    def __init__(self, base_url: str | None, api_key: str, timeout: float) -> None:
+    def __init__(self, base_url: str | None, api_key: str, timeout: float,
+                 path: str = "/chat/completions") -> None:
         base = strip_credentials(base_url or DEFAULT_BASE_URL) or DEFAULT_BASE_URL
         self.base_url = base
-        self.url = base.rstrip("/") + "/chat/completions"
+        self.url = base.rstrip("/") + path
         self.timeout = timeout
         self._headers = request_headers(api_key)
         self._proxy = env_proxy(self.url)
         self._sessions: PerLoop[Any] = PerLoop(self._make_session, lambda s: s.close())
         self._plain = plain_target(self.url, self._proxy)
+        #: whether requests go through aiohttp (https://, a proxy); plain http:// needs nothing
+        self.needs_aiohttp = self._plain is None
         self._pools: PerLoop[http1.Pool] = PerLoop(self._make_pool, lambda p: p.aclose())
 
     def _make_pool(self) -> http1.Pool:

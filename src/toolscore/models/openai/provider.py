@@ -27,6 +27,12 @@ from toolscore.models.base import (
     url_secrets,
 )
 from toolscore.models.cache import ToolsMemo
+from toolscore.models.openai.completion import (  # noqa: F401 (their home was this module)
+    message_text,
+    parse_completion,
+    reasoning_text,
+    reasoning_tokens,
+)
 from toolscore.models.openai.http import ChatEndpoint
 from toolscore.models.openai.legacy import (
     FUNCTIONS,
@@ -42,7 +48,7 @@ from toolscore.models.openai.params import (
     settings_and_drops,
 )
 from toolscore.text import safe_logger
-from toolscore.types import GenerateConfig, Message, Reply, ToolCall, ToolSpec, Usage, clean_text
+from toolscore.types import GenerateConfig, Message, Reply, ToolSpec
 
 log = safe_logger(__name__)  # endpoint text in warnings is shown, never obeyed
 
@@ -56,10 +62,15 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
     null (HTTP 500: its request model types that content as a string) and, with chat templates
     that add ``message['content']`` to a string, absent too. ``""`` is text-free for all of
     them, so the request means the same. Other roles get ``""`` for the same reason (Ollama
-    refuses null content on a message without tool calls)."""
+    refuses null content on a message without tool calls).
+
+    A reasoning model's reasoning is not sent back: chat-completions servers take none in the
+    history (vLLM and llama.cpp's chat templates drop it), and strict ones refuse the field."""
     out: list[dict[str, Any]] = []
     for m in messages:
         d = m.to_dict()
+        d.pop("reasoning", None)
+        d.pop("reasoning_items", None)
         if m.role == "tool":
             d.pop("name", None)
         if d["content"] is None:
@@ -160,111 +171,6 @@ def request_body(
     return b"".join((head[:-1].encode("utf-8"), b',"tools":', openai_tools_json(tools), b"}"))
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def message_text(content: Any) -> str | None:
-    """The text of a message's ``content``: a string, or the standard list of parts (text
-    parts joined). Any other shape (a number, an object) is the model's malformed output: it is
-    kept as its JSON text so it is scored and visible, never a crash."""
-    if content is None or isinstance(content, str):
-        return None if content is None else clean_text(content)
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            text = part if isinstance(part, str) else _get(part, "text")
-            if isinstance(text, str):
-                parts.append(text)
-            elif part is not None:
-                parts.append(_json_text(part))
-        return clean_text("".join(parts))
-    return _json_text(content)
-
-
-def _json_text(value: Any) -> str:
-    try:
-        return clean_text(json.dumps(value, ensure_ascii=False, default=str))
-    except (ValueError, TypeError, RecursionError):
-        return clean_text(repr(value)[:10000])
-
-
-def _tool_calls(raw: Any) -> list[ToolCall]:
-    """Tool calls in any shape an endpoint sends. A call that is not a function call of the
-    usual shape is kept with what could be read (a name that is not a string becomes its JSON
-    text, so it is an unknown tool), and a ``tool_calls`` that is not a list becomes one
-    nameless call holding it: the model's malformed output is scored, not dropped."""
-    if raw is None:
-        return []
-    items = raw if isinstance(raw, list) else [raw]
-    calls: list[ToolCall] = []
-    for i, tc in enumerate(items):
-        if not isinstance(tc, dict) and not hasattr(tc, "function"):
-            calls.append(ToolCall(id=f"call_{i}", name="", arguments=_json_text(tc)))
-            continue
-        fn = _get(tc, "function")
-        if fn is None:  # a non-function tool call (e.g. "custom"): keep what there is
-            fn = _get(tc, "custom") or {}
-            args = _get(fn, "input", "")
-        else:
-            args = _get(fn, "arguments", "")
-        if args is None:
-            args = ""
-        elif not isinstance(args, str):
-            args = _json_text(args)
-        name = _get(fn, "name") or ""
-        call_id = _get(tc, "id") or f"call_{i}"
-        calls.append(ToolCall(id=call_id if isinstance(call_id, str) else f"call_{i}",
-                              name=clean_text(name) if isinstance(name, str)
-                              else _json_text(name),
-                              arguments=clean_text(args)))
-    return calls
-
-
-def _tokens(usage: Any, name: str) -> int:
-    """A token count, or 0 when the endpoint's ``usage`` is missing or malformed (a bad usage
-    field must not discard a valid answer)."""
-    try:
-        value = _get(usage, name, 0) if usage is not None else 0
-        return max(0, int(value or 0))
-    except (TypeError, ValueError, OverflowError):
-        return 0
-
-
-def parse_completion(resp: Any, model: str | None = None) -> Reply:
-    """A chat completion (SDK object or plain dict) as a :class:`Reply`.
-
-    Tool-call arguments are kept exactly as the model wrote them, even when they are not valid
-    JSON: that is the model's mistake, and it is scored, not repaired. Odd shapes are read as
-    documented in :func:`message_text` and :func:`_tool_calls`.
-    """
-    choices = _get(resp, "choices") or []
-    if not isinstance(choices, list) or not choices:
-        raise InfraError("completion has no choices", retryable=True)
-    choice = choices[0]
-    msg = _get(choice, "message")
-    if msg is None:
-        raise InfraError("completion choice has no message", retryable=True)
-    u = _get(resp, "usage")
-    usage = Usage(input_tokens=_tokens(u, "prompt_tokens"),
-                  output_tokens=_tokens(u, "completion_tokens"))
-    finish = _get(choice, "finish_reason")
-    name = _get(resp, "model")
-    calls = _get(msg, "tool_calls")
-    if calls is None and _get(msg, "function_call") is not None:
-        # the legacy shape: one call, beside the content, with no id of its own
-        calls = [{"id": "call_0", "type": "function", "function": _get(msg, "function_call")}]
-    return Reply(
-        message=Message(role="assistant", content=message_text(_get(msg, "content")),
-                        tool_calls=_tool_calls(calls)),
-        usage=usage,
-        finish_reason=finish if isinstance(finish, str) else None,
-        model=name if isinstance(name, str) and name else model,
-    )
-
-
 def _userinfo_key(url: str | None) -> str | None:
     """The key written into a base URL (``http://user:KEY@host/v1``, or ``http://KEY@host``),
     used when no key is given otherwise: HTTP clients do not send URL credentials, so it would
@@ -290,6 +196,7 @@ class OpenAIModel(Model):
     """
 
     provider = "openai"
+    endpoint_path = "/chat/completions"  # after the base URL
 
     def __init__(
         self,
@@ -300,17 +207,15 @@ class OpenAIModel(Model):
         timeout: float = 60.0,
         max_tokens_param: str | None = None,
     ):
-        if not _installed("aiohttp"):  # found, not imported: plain http:// never needs it
-            raise ImportError("openai/ models need aiohttp: pip install 'toolscore[openai]'")
         self.model = model
-        self.name = f"openai/{model}"
+        self.name = f"{self.provider}/{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         key = api_key or os.environ.get("OPENAI_API_KEY") or _userinfo_key(self.base_url)
         if not key:
             if self.base_url is None:
                 raise ValueError(
-                    "openai/ models need an API key: set OPENAI_API_KEY (or pass api_key=), "
-                    "or pass base_url= for a keyless OpenAI-compatible endpoint"
+                    f"{self.provider}/ models need an API key: set OPENAI_API_KEY (or pass "
+                    "api_key=), or pass base_url= for a keyless OpenAI-compatible endpoint"
                 )
             key = "no-key"
         self._api_key = key
@@ -318,19 +223,23 @@ class OpenAIModel(Model):
         self.max_tokens_param = max_tokens_param  # None: as the model's family takes it
         self.family: Family = model_family(model)
         self._dropped_said: set[str] = set()
-        self._endpoint = ChatEndpoint(self.base_url, key, timeout)
+        self._endpoint = ChatEndpoint(self.base_url, key, timeout, self.endpoint_path)
+        # found, not imported: plain http:// (a local server) never needs it
+        if self._endpoint.needs_aiohttp and not _installed("aiohttp"):
+            raise ImportError(f"{self.provider}/ models need aiohttp for https:// endpoints and "
+                              "proxies: pip install 'toolscore[openai]'")
         # set when the endpoint refused the legacy ``functions`` shape: ``tools`` from then on
         self.functions_refused: str | None = None
         self.official = official(self.base_url)
 
     def __repr__(self) -> str:
-        return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
+        return f"{type(self).__name__}({self.model!r}, base_url={self.base_url!r})"
 
     def secrets(self) -> list[str]:
         return [self._api_key, *url_secrets(self.base_url)]
 
     def cache_identity(self) -> dict[str, object]:
-        return {"provider": "openai", "model": self.model,
+        return {"provider": self.provider, "model": self.model,
                 "base_url": (strip_credentials(self.base_url) or "").rstrip("/")}
 
     async def aclose(self) -> None:

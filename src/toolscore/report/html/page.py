@@ -28,6 +28,7 @@ from toolscore.report.html.svg import heat_map, histograms, interval_bars
 from toolscore.report.html.template import FILTER_BAR, page
 from toolscore.report.overview import overview_of, paused_collector
 from toolscore.report.tables import fmt, headline
+from toolscore.report.usage import reasoning_note
 from toolscore.report.view import RunView, run_view
 
 PAGE = 100  # records listed at a time: the page opens at the same speed for any run size
@@ -67,8 +68,8 @@ def _header(doc: dict[str, Any]) -> str:
             f'<p class="meta">samples <b>{counts["samples"]}</b> · (sample, epoch) records '
             f'<b>{counts["records"]}</b> · errors (excluded from scores) '
             f'<b>{counts["errors"]}</b> · tokens <b>{u["tokens"]}</b> (in {u["input_tokens"]}, '
-            f'out {u["output_tokens"]}) · model calls <b>{u["calls"]}</b> (cached '
-            f'{u["cached_calls"]})</p>{_roles_line(doc)}'
+            f'out {u["output_tokens"]}{reasoning_note(u)}) · model calls <b>{u["calls"]}</b> '
+            f'(cached {u["cached_calls"]})</p>{_roles_line(doc)}'
             f'<p class="meta">run directory {esc(doc["run_dir"])}</p>')
 
 
@@ -80,7 +81,7 @@ def _roles_line(doc: dict[str, Any]) -> str:
     parts = []
     for role, u in (doc.get("usage_by_role") or {}).items():
         text = (f"{esc(role)} ({esc(u.get('model') or '-')}) <b>{u['tokens']}</b> tokens "
-                f"(in {u['input_tokens']}, out {u['output_tokens']}; "
+                f"(in {u['input_tokens']}, out {u['output_tokens']}{reasoning_note(u)}; "
                 f"{u['tokens_per_run']:.0f} per run)")
         if cost is not None:
             c = cost["by_role"].get(role) or {}

@@ -85,6 +85,10 @@
     if (/^[a-z]+$/.test(role)) { box.classList.add(role); }
     box.appendChild(el("span", "role", role));
     if (role === "tool" && m.name) { box.appendChild(el("span", "tag", str(m.name))); }
+    if (typeof m.reasoning === "string" && m.reasoning !== "") {
+      // what a reasoning model thought before answering: shown folded, never the answer
+      box.appendChild(fold("reasoning", pre(m.reasoning), "reasoning"));
+    }
     if (m.content !== null && m.content !== undefined && m.content !== "") {
       box.appendChild(pre(m.content));
     }
