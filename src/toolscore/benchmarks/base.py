@@ -215,6 +215,11 @@ class RunContract:
         deterministic judge as the system under test): the run then needs no ``--model``."""
         return True
 
+    def expected_calls(self, sample: Sample) -> int | None:
+        """The model calls ``sample`` takes when the model does what the reference does (for
+        a sweep's estimate before it runs), or None when the benchmark cannot tell."""
+        return None
+
     def max_concurrency(self) -> int | None:
         """A cap on samples in flight this benchmark needs (e.g. 1 when a person plays the
         user), or None."""

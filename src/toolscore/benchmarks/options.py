@@ -9,6 +9,7 @@ never acted on unless the user gives it again (:mod:`toolscore.benchmarks.trust`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -117,7 +118,9 @@ def _json_value(v: Any) -> Any:
     return str(v) if isinstance(v, Path) else v
 
 
+@functools.lru_cache(maxsize=256)
 def _types_of(options_type: type) -> dict[str, Any]:
+    """The options' type hints (read-only; cached: a sweep plan parses a thousand units')."""
     return typing.get_type_hints(options_type)
 
 

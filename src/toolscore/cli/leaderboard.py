@@ -51,10 +51,13 @@ def _metrics(values: tuple[str, ...]) -> str | dict[str, str] | None:
               help="Seed of the bootstrap and permutation tests.")
 @click.option("--resamples", type=int, default=2000, show_default=True,
               help="Bootstrap and permutation resamples.")
+@click.option("--no-index", is_flag=True,
+              help="Read every run's files, not the results index a sweep writes beside its "
+                   "runs (the table is the same; the index is only faster).")
 def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], split: str | None,
                         fmt: str, json_out: bool, html_out: Path | None, html_reports: bool,
                         prices_file: Path | None, alpha: float, seed: int,
-                        resamples: int) -> None:
+                        resamples: int, no_index: bool) -> None:
     """Rank models per benchmark from INPUTS: run directories, folders of runs, or sweep plans
     (pending units show as missing cells). Headline metric with 95% CI, pass^k and noise floor
     (several epochs), tokens and cost, mode, and a mark where a model is not significantly
@@ -72,7 +75,8 @@ def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], spli
         check_output_path(html_out, "--html")
         prices = price_table(prices_file) if prices_file is not None else None
         doc = build_leaderboard(list(inputs), metric=_metrics(metrics), split=split,
-                                prices=prices, alpha=alpha, seed=seed, n_resamples=resamples)
+                                prices=prices, alpha=alpha, seed=seed, n_resamples=resamples,
+                                use_index=not no_index, on_note=_note)
         if html_out is not None:
             page = write_leaderboard_html(doc, html_out, html_reports=html_reports, seed=seed,
                                           prices=prices)
@@ -81,6 +85,10 @@ def leaderboard_command(inputs: tuple[Path, ...], metrics: tuple[str, ...], spli
         emit_json(doc)
     else:
         sys.stdout.write(to_markdown(doc) if fmt == "md" else to_csv(doc))
+
+
+def _note(text: str) -> None:
+    err.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
 COMMANDS = [leaderboard_command]

@@ -31,15 +31,24 @@ def sweep_group() -> None:
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Write the manifest (JSON) here; `sweep run` and `status` accept it too.")
 @click.option("--json", "json_out", is_flag=True, help="Print the manifest on stdout.")
+@click.option("--prices", "prices_file", type=click.Path(path_type=Path), default=None,
+              help="Prices (JSON/YAML, per million tokens) over the pinned price table, for "
+                   "the estimate's cost.")
 @ALLOW_OUTSIDE
-def plan_command(plan: Path, out: Path | None, json_out: bool, allow_outside: bool) -> None:
-    """Expand PLAN (YAML or JSON) into run units, each with its run directory."""
+def plan_command(plan: Path, out: Path | None, json_out: bool, prices_file: Path | None,
+                 allow_outside: bool) -> None:
+    """Expand PLAN (YAML or JSON) into run units, each with its run directory, and estimate
+    what it takes: records, model calls, tokens and cost (measured on finished runs of the
+    same benchmark and model where the results index has them)."""
     import json
 
     from toolscore.sweeps.plan import load_plan
 
     with UserErrors():
         manifest = load_plan(plan, allow_outside)
+        from toolscore.models.prices import price_table
+
+        prices = price_table(prices_file)  # the pinned table (when here) and the user's file
     doc = manifest.to_dict()
     if out is not None:
         out.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -55,6 +64,35 @@ def plan_command(plan: Path, out: Path | None, json_out: bool, allow_outside: bo
     console.print(f"{len(manifest.units)} units"
                   + (f"; manifest written to {out}" if out is not None else ""),
                   highlight=False, markup=False)
+    for line in plan_estimate(manifest, prices):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def plan_estimate(manifest: Any, prices: Any = None) -> list[str]:
+    """The estimate's lines: usage measured on the finished runs the results index beside
+    the plan's runs holds, priced by ``prices`` (a :class:`~toolscore.models.prices.PriceTable`;
+    None or an empty one: unpriced)."""
+    import json
+    import os
+
+    from toolscore.report.leaderboard.index import read_index
+    from toolscore.sweeps.estimate import estimate, estimate_lines
+
+    runs = []
+    for folder in sorted({str(Path(u.run_dir).parent) for u in manifest.units}):
+        for rows in read_index(folder).values():
+            try:
+                runs.append(json.loads(next(r["run_facts"] for r in rows
+                                            if r.get("run_facts"))))
+            except (StopIteration, TypeError, ValueError):
+                continue
+    def price_of(model: str | None) -> dict[str, float] | None:
+        price = prices.price_of(model)
+        return None if price is None else price.to_dict()
+
+    some = prices is not None and (prices.table is not None or bool(prices.overrides))
+    doc = estimate(manifest, runs, price_of if some else None)
+    return estimate_lines(doc, lambda name: bool(os.environ.get(name)))
 
 
 @sweep_group.command("run")
@@ -95,6 +133,7 @@ def run_command(plan: Path, workers: int, index: int | None, slots: int | None,
     from toolscore.sweeps.plan import load_plan
 
     def show(result: dict[str, Any]) -> None:
+        _index_unit(result, json_out)
         if not json_out:
             err.print(_result_line(result), highlight=False, soft_wrap=True, markup=False)
 
@@ -116,6 +155,8 @@ def run_command(plan: Path, workers: int, index: int | None, slots: int | None,
             results = run_ray(manifest, address=address, on_result=show)
         else:
             results = run_local(manifest, workers=workers, on_result=show)
+        if index is None:  # a job array's tasks leave their parts; `sweep index` compacts
+            _compact({str(Path(u.run_dir).parent) for u in manifest.units})
     results.sort(key=lambda r: (r["index"], r.get("shard") or ""))
     states = [r["state"] for r in results]
     doc: dict[str, Any] = {"units": results,
@@ -127,6 +168,33 @@ def run_command(plan: Path, workers: int, index: int | None, slots: int | None,
                        highlight=False, markup=False)
     if any(s != "done" for s in states):
         raise SystemExit(EXIT_INCOMPLETE)
+
+
+def _index_unit(result: dict[str, Any], quiet: bool) -> None:
+    """A finished unit's row of the results index, beside its run (the leaderboard reads it
+    instead of the run); a unit that cannot be indexed is only read more slowly."""
+    if result.get("state") not in ("done", "error"):
+        return
+    from toolscore.report.leaderboard.index import index_run
+
+    try:
+        index_run(result["run_dir"], force=False)  # a unit found finished: kept as it is
+    except Exception as e:  # noqa: BLE001 - the run is kept; the leaderboard walks it
+        if not quiet:
+            err.print(f"unit {result['index']}: not added to the results index "
+                      f"({type(e).__name__}: {e})", highlight=False, markup=False,
+                      soft_wrap=True)
+
+
+def _compact(folders: set[str]) -> None:
+    from toolscore.report.leaderboard.index import compact
+
+    for folder in sorted(folders):
+        try:
+            compact(folder)
+        except Exception as e:  # noqa: BLE001 - the parts are still read one by one
+            err.print(f"results index of {folder}: not compacted ({type(e).__name__}: {e})",
+                      highlight=False, markup=False, soft_wrap=True)
 
 
 def _result_line(r: dict[str, Any]) -> str:
@@ -164,6 +232,31 @@ def status_command(plan: Path, json_out: bool, allow_outside: bool) -> None:
                       highlight=False, soft_wrap=True, markup=False)
     console.print("  ".join(f"{s}: {n}" for s, n in doc["counts"].items()), highlight=False,
                   markup=False)
+
+
+@sweep_group.command("index")
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Index every run again, not only the new or "
+              "changed ones.")
+@ALLOW_OUTSIDE
+def index_command(target: Path, force: bool, allow_outside: bool) -> None:
+    """Write the results index of TARGET (a plan, a manifest or a folder of runs): one row
+    per finished run, split and headline metric, beside the runs, read by `toolscore
+    leaderboard` instead of the runs. `sweep run` keeps it up to date; this adds runs made
+    with `toolscore run` into the folder, and those of a job array's tasks, and compacts."""
+    from toolscore.report.leaderboard.build import find_runs
+    from toolscore.report.leaderboard.index import refresh
+
+    with UserErrors():
+        if target.is_file():
+            from toolscore.sweeps.plan import load_plan
+
+            dirs = [u.run_dir for u in load_plan(target, allow_outside).units]
+        else:
+            dirs = [f["run_dir"] for f in find_runs([target])]
+        counts = refresh([d for d in dirs if (Path(d) / "run.json").is_file()], force=force)
+    stdout().print(f"results index: {counts['indexed']} runs indexed, {counts['kept']} "
+                   f"unchanged, {counts['failed']} unreadable", highlight=False, markup=False)
 
 
 COMMANDS = [sweep_group]

@@ -21,6 +21,7 @@ from toolscore.benchmarks.base import IntervalMetric
 from toolscore.report.intervals import definition, statistic, value_of
 from toolscore.stats import bootstrap_ci
 from toolscore.stats.paired import PairedTest, mcnemar_exact
+from toolscore.stats.sums import paired_sums_bootstrap_ci
 
 Pair = tuple[dict[str, Any], dict[str, Any]]
 
@@ -86,9 +87,12 @@ def compare_headline_metric(m: IntervalMetric, pairs: list[Pair], groups: list[s
         a = (_column(recs_a, m.numerator), _column(recs_a, m.denominator))
         b = (_column(recs_b, m.numerator), _column(recs_b, m.denominator))
     value_a, value_b = stat(*a), stat(*b)
-    low, high = bootstrap_ci((*a, *b), lambda *c: stat(*c[len(a):]) - stat(*c[:len(a)]),
-                             n_resamples=n_resamples, seed=seed,
-                             groups=ids if row["resampled"] == "samples" else None)
+    clusters = ids if row["resampled"] == "samples" else None
+    fast = paired_sums_bootstrap_ci(a, b, empty=m.empty, n_resamples=n_resamples, seed=seed,
+                                    groups=clusters)  # the same numbers, from group totals
+    low, high = fast if fast is not None else bootstrap_ci(
+        (*a, *b), lambda *c: stat(*c[len(a):]) - stat(*c[:len(a)]), n_resamples=n_resamples,
+        seed=seed, groups=clusters)
     if m.denominator is not None:
         test = permutation_test(ids, a, b, stat, n_resamples=n_resamples, seed=seed)
     elif all(isinstance((r.get("scores") or {}).get(m.numerator), bool)

@@ -150,3 +150,49 @@ def _exact_sums(x: np.ndarray, y: np.ndarray | None, members: list[list[int]] | 
         np.add.at(total, label, c)
         totals.append(total)
     return totals, np.bincount(label, minlength=n_groups).astype(np.int64)
+
+
+def paired_sums_bootstrap_ci(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], *,
+                             empty: float = float("nan"), n_resamples: int = 2000,
+                             confidence: float = 0.95, seed: int = 0,
+                             groups: ArrayLike | None = None) -> tuple[float, float] | None:
+    """Percentile interval of ``stat(b) - stat(a)`` over paired resamples, ``stat`` being
+    the mean of ``(nums,)`` or the ratio of sums of ``(nums, dens)``: exactly
+    ``bootstrap_ci((*a, *b), lambda *c: stat(*c[len(a):]) - stat(*c[:len(a)]), ...)`` with
+    the same seed and ``groups``, from group totals. None when that would not be exact (see
+    the module docstring): the caller then runs ``bootstrap_ci`` itself."""
+    n = len(a[0])
+    if n == 0 or not 0 < confidence < 1 or n_resamples < 1:
+        return None
+    labels = _labels(groups) if groups is not None else None
+    if labels is not None and len(labels) != n:
+        return None
+    members = _members(labels) if labels is not None else None
+    first, second = (_exact_sums(np.asarray(side[0], dtype=float),
+                                 None if len(side) == 1 else np.asarray(side[1], dtype=float),
+                                 members) for side in (a, b))
+    if first is None or second is None:
+        return None
+    sizes = first[1].astype(float)
+    columns = [[t.astype(float) for t in side[0]] for side in (first, second)]
+    rng = np.random.default_rng(seed)
+    parts = []
+    for draw in _draws(n, len(sizes), members is not None, n_resamples, rng):
+        # how often each resample draws each group, then every sum as one product: integers
+        # below 2**53 add up exactly in any order, so these are the gathered rows' sums
+        k = len(sizes)
+        counts = np.bincount((draw + (np.arange(len(draw)) * k)[:, None]).ravel(),
+                             minlength=len(draw) * k).reshape(len(draw), k).astype(float)
+        values = []
+        for totals in columns:
+            top = counts @ totals[0]
+            if len(totals) == 1:
+                values.append(top / (counts @ sizes))
+                continue
+            bottom = counts @ totals[1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values.append(np.where(bottom != 0, top / np.where(bottom != 0, bottom, 1.0),
+                                       empty))
+        with np.errstate(invalid="ignore"):
+            parts.append(values[1] - values[0])
+    return percentile_interval(np.concatenate(parts), confidence)

@@ -40,6 +40,7 @@ from toolscore.sweeps.bounds import (
 )
 
 MANIFEST_VERSION = 1
+MAX_CALLS = 10**12
 RAY_DEFAULTS = {"api_cpus": 0.5, "local_cpus": 1.0, "local_gpus": 0.0, "max_retries": 3}
 
 
@@ -66,6 +67,8 @@ class Unit:
     setting: dict[str, Any] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
     shards: int = 1
+    api_key_env: str | None = None  # the variable holding its provider's key (never the key)
+    expected_calls: int | None = None  # model calls if the model does as the reference does
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -224,6 +227,7 @@ def _unit(raw: Any, i: int, where: str) -> Unit:
     from toolscore.benchmarks.registry import benchmark_class
     from toolscore.models.modelargs import ModelArgs
     from toolscore.models.providers import split_name
+    from toolscore.sweeps.plan_rules import key_variable
 
     spot = f"units[{i}]"
     u = mapping(raw, where, spot)
@@ -232,16 +236,17 @@ def _unit(raw: Any, i: int, where: str) -> Unit:
     integer(u["index"], where, f"{spot}.index", i, i)  # --index I is a position
     for key in ("run_dir", "benchmark", "model", "group"):
         text(u[key], where, f"{spot}.{key}")
-    for key in ("base_url", "data"):
+    for key in ("base_url", "data", "api_key_env"):
         text(u.get(key), where, f"{spot}.{key}", nullable=True)
     epochs = integer(u["epochs"], where, f"{spot}.epochs", 1, MAX_EPOCHS)
     integer_or_null(u["limit"], where, f"{spot}.limit", 1, MAX_UNIT_SAMPLES)
     integer(u["samples"], where, f"{spot}.samples", 0, MAX_UNIT_SAMPLES)
     integer(u.get("shards", 1), where, f"{spot}.shards", 1, MAX_SHARDS)
+    integer_or_null(u.get("expected_calls"), where, f"{spot}.expected_calls", 0, MAX_CALLS)
     for key in ("options", "model_args", "setting", "judge"):
         mapping(u.get(key, {}), where, f"{spot}.{key}")
     try:
-        split_name(u["model"])
+        key_variable(u, split_name(u["model"])[0], where, spot)
         cls = benchmark_class(u["benchmark"])
         options = options_to_json(parse_options(cls.Options, u["options"],
                                                 f"{where}: field '{spot}.options'"))

@@ -73,12 +73,19 @@ from toolscore.sweeps.manifest import (
     check_ray,
 )
 from toolscore.sweeps.plan_file import read_document
+from toolscore.sweeps.plan_rules import (
+    benchmark_entry,
+    check_excludes,
+    check_rule_models,
+    key_variable,
+    left_out,
+)
 
 __all__ = ["MANIFEST_VERSION", "RAY_DEFAULTS", "Manifest", "PlanError", "Unit", "expand",
            "limit_group", "load_plan"]
 
 KNOWN = {"out", "models", "benchmarks", "settings", "judges", "epochs", "limit", "limits",
-         "max_concurrency", "cache", "timeout", "data", "shards", "ray"}
+         "max_concurrency", "cache", "timeout", "data", "shards", "ray", "exclude"}
 
 
 def load_plan(path: str | Path, allow_outside: bool = False) -> Manifest:
@@ -104,8 +111,8 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
                         f"(known: {', '.join(sorted(KNOWN))})")
     base = base or Path(".")
     out = _resolve(base, str(text(doc.get("out", "runs/sweep"), where, "out")))
-    epochs = integer(doc.get("epochs", 1), where, "epochs", 1, MAX_EPOCHS)
-    limit = integer_or_null(doc.get("limit"), where, "limit", 1, MAX_UNIT_SAMPLES)
+    plan_epochs = integer(doc.get("epochs", 1), where, "epochs", 1, MAX_EPOCHS)
+    plan_limit = integer_or_null(doc.get("limit"), where, "limit", 1, MAX_UNIT_SAMPLES)
     shards = integer(doc.get("shards", 1), where, "shards", 1, MAX_SHARDS)
     concurrency = integer(doc.get("max_concurrency", 8), where, "max_concurrency", 1,
                           MAX_CONCURRENCY)
@@ -117,16 +124,19 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
     for name, folder in data.items():
         text(folder, where, f"data.{name}")
     models = _models(doc.get("models"), where)
-    variants = _benchmarks(doc.get("benchmarks"), where)
+    variants, rules = _benchmarks(doc.get("benchmarks"), where)
+    names = [m[0] for m in models]
+    check_rule_models(rules, names, where)
+    excludes = check_excludes(doc.get("exclude"), where, names, [n for n, _ in variants])
     setting_names, setting_lists = _settings(doc.get("settings") or {}, where)
     judges = _judges(doc.get("judges"), variants, where)
     _matrix(where, models=len(models), benchmarks=len(variants), judges=len(judges),
             settings=math.prod(len(v) for v in setting_lists))
     settings = [dict(zip(setting_names, combo, strict=True))
                 for combo in itertools.product(*setting_lists)]
-    counted: dict[str, int] = {}
+    counted: dict[str, tuple[int, list[int] | None]] = {}
     units: list[Unit] = []
-    for (model, url, margs), (name, opts), setting, judge in itertools.product(
+    for (model, url, margs, key_env), (name, opts), setting, judge in itertools.product(
             models, variants, settings, judges):
         cls = benchmark_class(name)
         declared = {f.name for f in option_fields(cls.Options)}
@@ -140,6 +150,10 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         except (OptionError, ValueError, TypeError) as e:  # TypeError: a required option
             raise PlanError(f"{context}: {' '.join(str(e).split())}" if isinstance(e, TypeError)
                             else str(e)) from None
+        rule = rules.get(name, {})
+        if left_out(rule, excludes, model, name, options, setting):
+            continue
+        epochs, limit = rule.get("epochs", plan_epochs), rule.get("limit", plan_limit)
         folder = data.get(name)
         folder = None if folder is None else str(_resolve(base, str(folder)))
         ident = RunIdentity(name, model, options=options, model_args=args, epochs=epochs,
@@ -147,9 +161,12 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         key = json.dumps([name, options, folder], sort_keys=True, default=str)
         if key not in counted:
             counted[key] = _count(name, given, folder, context)
-        samples = min(counted[key], limit or counted[key]) * epochs
+        count, calls = counted[key]
+        samples = min(count, limit or count) * epochs
         if samples > MAX_UNIT_SAMPLES:
-            raise field_error(where, "epochs", f"benchmarks.{name} has {counted[key]:,} samples"
+            raise field_error(where, "epochs" if "epochs" not in rule else
+                              f"benchmarks.{name}.epochs",
+                              f"benchmarks.{name} has {count:,} samples"
                               f" x {epochs:,} epochs = {samples:,} records in one run; a run may"
                               f" hold at most {MAX_UNIT_SAMPLES:,} (fewer epochs, or a limit)")
         label = "-".join(slug(f"{k}{v}") for k, v in sorted(setting.items()))
@@ -160,7 +177,10 @@ def expand(doc: Any, where: str = "sweep", base: Path | None = None) -> Manifest
         local = split_name(model)[0] == "local"
         units.append(Unit(len(units), str(run_dir), name, model, options, args, epochs, limit,
                           samples, limit_group(model, limits), url, folder, setting, judge,
-                          shards if local else 1))
+                          shards if local else 1, key_env,
+                          None if calls is None else sum(calls[:limit]) * epochs))
+    if not units:
+        raise PlanError(f"{where}: field 'exclude': every unit of the plan is left out")
     dirs = [u.run_dir for u in units]
     if len(set(dirs)) != len(dirs):
         dup = next(d for d in dirs if dirs.count(d) > 1)
@@ -187,7 +207,7 @@ def _resolve(base: Path, value: str) -> Path:
     return p if p.is_absolute() else Path(os.path.normpath(base / p))
 
 
-def _models(raw: Any, where: str) -> list[tuple[str, str | None, dict[str, Any]]]:
+def _models(raw: Any, where: str) -> list[tuple[str, str | None, dict[str, Any], str | None]]:
     if not isinstance(raw, list) or not raw:
         raise PlanError(f"{where}: field 'models': expected a non-empty list of model names")
     out = []
@@ -197,14 +217,15 @@ def _models(raw: Any, where: str) -> list[tuple[str, str | None, dict[str, Any]]
             m = {"model": m}
         if not isinstance(m, dict) or not isinstance(m.get("model"), str):
             raise PlanError(f"{spot}: expected a model name or {{model: NAME, ...}}")
-        extra = sorted(set(m) - {"model", "base_url", "model_args"})
+        extra = sorted(set(m) - {"model", "base_url", "model_args", "api_key_env", "api_key"})
         if extra:
             raise PlanError(f"{spot}: unknown key {extra[0]!r} (known: model, base_url, "
-                            "model_args)")
+                            "model_args, api_key_env)")
         try:
-            split_name(m["model"])
+            provider = split_name(m["model"])[0]
         except ValueError as e:
             raise PlanError(f"{spot}: {e}") from None
+        key_env = key_variable(m, provider, where, f"models[{i}]")
         text(m.get("base_url"), where, f"models[{i}].base_url", nullable=True)
         args = m.get("model_args") or {}
         if not isinstance(args, dict):
@@ -213,11 +234,14 @@ def _models(raw: Any, where: str) -> list[tuple[str, str | None, dict[str, Any]]
             ModelArgs.from_dict(args, f"{where}: field 'models[{i}].model_args'")
         except ValueError as e:
             raise PlanError(" ".join(str(e).split())) from None
-        out.append((m["model"], m.get("base_url"), args))
+        out.append((m["model"], m.get("base_url"), args, key_env))
     return out
 
 
-def _benchmarks(raw: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+def _benchmarks(raw: Any, where: str
+                ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, dict[str, Any]]]:
+    """The (benchmark, options) variants in order, and each benchmark's rules (long form, see
+    :mod:`.plan_rules`)."""
     if isinstance(raw, list):  # [demo, tooltalk]: default options
         if not all(isinstance(name, str) for name in raw):
             raise PlanError(f"{where}: field 'benchmarks': expected benchmark names")
@@ -226,11 +250,13 @@ def _benchmarks(raw: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
         raise PlanError(f"{where}: field 'benchmarks': expected a mapping of benchmark name "
                         "to options (or to a list of option variants)")
     out = []
-    for name, opts in raw.items():
+    rules = {}
+    for name, entry in raw.items():
         try:
             cls = benchmark_class(str(name))
         except LookupError as e:
             raise PlanError(f"{where}: field 'benchmarks.{name}': {e}") from None
+        opts, rules[str(name)] = benchmark_entry(str(name), entry, where)
         for i, variant in enumerate(opts if isinstance(opts, list) else [opts or {}]):
             if not isinstance(variant, dict):
                 raise PlanError(f"{where}: field 'benchmarks.{name}[{i}]': expected a mapping "
@@ -243,7 +269,7 @@ def _benchmarks(raw: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
             except TypeError:  # a required option, which a judge setting may give
                 pass
             out.append((str(name), given))
-    return out
+    return out, rules
 
 
 def _settings(raw: Any, where: str) -> tuple[list[str], list[list[Any]]]:
@@ -289,12 +315,17 @@ def limit_group(model: str, limits: dict[str, int]) -> str:
     return model if model in limits else split_name(model)[0]
 
 
-def _count(name: str, options: dict[str, Any], data: str | None, where: str) -> int:
-    """The number of samples of a benchmark variant (loading it also checks its data now,
-    before a long sweep starts, rather than in its hundredth unit)."""
+def _count(name: str, options: dict[str, Any], data: str | None,
+           where: str) -> tuple[int, list[int] | None]:
+    """The number of samples of a benchmark variant, and the model calls of each when the
+    benchmark can tell (loading it also checks its data now, before a long sweep starts,
+    rather than in its hundredth unit)."""
     try:
         bench = make_benchmark(name, data, download=False, **options)
         bench.check()
-        return len(bench.samples())
+        samples = bench.samples()
+        calls = [bench.expected_calls(s) for s in samples]
+        return len(samples), None if any(c is None for c in calls) else \
+            [int(c) for c in calls if c is not None]
     except (OSError, LookupError, ValueError, DataNotFound) as e:
         raise PlanError(f"{where}: {' '.join(str(e).split())}") from None

@@ -20,7 +20,9 @@ from toolscore.models.limits import shared as shared_limit
 from toolscore.records import RunStore
 from toolscore.records.store import RunLocked
 from toolscore.runs.api import evaluate_with, resume_with
+from toolscore.runs.loaded import Run
 from toolscore.runs.settings import RunExecution
+from toolscore.sweeps.plan_rules import unit_key
 
 
 def run_unit(unit: dict[str, Any], settings: dict[str, Any],
@@ -61,16 +63,8 @@ def _run(unit: dict[str, Any], settings: dict[str, Any],
                        timeout=settings["timeout"], progress=False, shard=shard,
                        download=False)
     try:
-        if store.exists() and shard is None:
-            # the plan is what the user runs, so what it says may start processes (an MCP
-            # server, a plugin set): repeated here, as a user repeats them on the command line
-            run = resume_with(store.path, how,
-                              trusted_options={**unit["options"], "model": unit["model"]})
-        else:  # a new run, or a shard of one that may have been started by another shard
-            run = evaluate_with(unit["benchmark"], unit["model"], how, out=store.path,
-                                data=unit.get("data"), epochs=unit["epochs"],
-                                limit=unit["limit"], base_url=unit.get("base_url"),
-                                model_args=unit["model_args"], options=unit["options"])
+        with unit_key(unit["model"], unit.get("api_key_env")):
+            run = _start(unit, how, store, shard)
     except RunLocked as e:
         return {**result, "state": "busy", "message": str(e), **timing()}
     except Exception as e:  # noqa: BLE001 - reported per unit; the sweep goes on
@@ -81,3 +75,18 @@ def _run(unit: dict[str, Any], settings: dict[str, Any],
     return {**result, "state": "error" if errors else "done", "errors": errors,
             "run_now": summary.get("run_now", 0), "skipped": summary.get("skipped", 0),
             "calls": summary.get("calls", 0), **timing()}
+
+
+def _start(unit: dict[str, Any], how: RunExecution, store: RunStore,
+           shard: tuple[int, int] | None) -> Run:
+    """Resume the unit's run, or start it (a new run, or a shard of one that may have been
+    started by another shard)."""
+    if store.exists() and shard is None:
+        # the plan is what the user runs, so what it says may start processes (an MCP
+        # server, a plugin set): repeated here, as a user repeats them on the command line
+        return resume_with(store.path, how,
+                           trusted_options={**unit["options"], "model": unit["model"]})
+    return evaluate_with(unit["benchmark"], unit["model"], how, out=store.path,
+                         data=unit.get("data"), epochs=unit["epochs"], limit=unit["limit"],
+                         base_url=unit.get("base_url"), model_args=unit["model_args"],
+                         options=unit["options"])

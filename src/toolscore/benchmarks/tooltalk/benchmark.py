@@ -156,6 +156,10 @@ class ToolTalkBenchmark(ToolSources, ReferenceRequests, ToolTalkView, Benchmark)
             self._conversations = convs
         return self._samples
 
+    def expected_calls(self, sample: Sample) -> int | None:
+        """One call per assistant turn of the conversation, one more per API call in it."""
+        return sum(len(t.apis) + 1 for t in sample.data.turns if t.role == "assistant")
+
     @property
     def databases(self) -> dict[str, Any]:
         if self._databases is None:

@@ -20,6 +20,7 @@ not run yet appear as missing cells, so a half-finished sweep shows what it lack
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ from toolscore.records import RunStore
 from toolscore.report.compare import CONTINUOUS_TESTS
 from toolscore.report.compare_headline import compare_headline_metric
 from toolscore.report.intervals import split_of
+from toolscore.report.leaderboard.metric import LeaderboardError, model_label
+from toolscore.report.leaderboard.metric import pick_metric as _pick_metric
+from toolscore.report.leaderboard.metric import split_key as _split_key
 from toolscore.report.overview import overview_of
 from toolscore.report.view import run_view
 
@@ -41,16 +45,12 @@ TEST_NOTE = ("paired test of the headline metric on the (sample, epoch) records 
              "p-values are somewhat optimistic")
 
 
-class LeaderboardError(ValueError):
-    """An input that is neither a run, a folder of runs nor a sweep plan (one line)."""
-
-
 # -- inputs ----------------------------------------------------------------------------------
 def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file()
 
 
-def find_runs(inputs: list[str | Path]) -> list[dict[str, Any]]:
+def find_runs(inputs: list[str | Path], *, use_index: bool = False) -> list[dict[str, Any]]:
     """``[{run_dir, state, unit}]`` of every run the inputs name, in order, once each.
 
     An input is a run directory, a folder of run directories (its children, and their
@@ -78,9 +78,15 @@ def find_runs(inputs: list[str | Path]) -> list[dict[str, Any]]:
             from toolscore.sweeps.plan import load_plan
             from toolscore.sweeps.status import unit_status
 
-            for unit in load_plan(path).units:
-                status = unit_status(unit)
-                add(Path(unit.run_dir), status["state"], unit.to_dict())
+            units = load_plan(path).units
+            known: dict[str, str] = {}
+            if use_index:  # the states of units the results index holds unchanged
+                from toolscore.report.leaderboard.index import unit_states
+
+                known = unit_states([(u.run_dir, u.samples) for u in units])
+            for unit in units:
+                state = known.get(unit.run_dir) or unit_status(unit)["state"]
+                add(Path(unit.run_dir), state, unit.to_dict())
         else:
             raise LeaderboardError(f"{path}: not a run directory (no run.json), a folder of "
                                    "runs or a sweep plan (.yaml, .yml or .json)")
@@ -88,36 +94,6 @@ def find_runs(inputs: list[str | Path]) -> list[dict[str, Any]]:
 
 
 # -- one run ---------------------------------------------------------------------------------
-def model_label(model: str, model_args: dict[str, Any] | None) -> str:
-    """The model and the generation settings it ran with: two temperatures are two rows."""
-    args = " ".join(f"{k}={json.dumps(v)}" for k, v in sorted((model_args or {}).items()))
-    return f"{model} {args}" if args else model
-
-
-def _pick_metric(specs: list[Any], wanted: str | None, benchmark: str, where: str) -> Any:
-    if not specs:
-        return None
-    if wanted is None:
-        return specs[0]
-    for m in specs:
-        if wanted in (m.label, m.key, m.numerator):
-            return m
-    names = ", ".join(sorted({m.label for m in specs}))
-    raise LeaderboardError(f"{where}: --metric {wanted!r}: benchmark {benchmark!r} has no such "
-                           f"headline metric (it has: {names}); use --metric BENCHMARK=METRIC "
-                           "to choose per benchmark")
-
-
-def _split_key(available: list[str], wanted: str | None) -> str | None:
-    """The split asked for; "all" (the default) is the only split when there is just one."""
-    want = wanted or "all"
-    if want in available:
-        return want
-    if want == "all" and len(available) == 1:
-        return available[0]
-    return None
-
-
 def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | None = None,
              prices: Prices = None, seed: int = 0,
              n_resamples: int = 2000) -> dict[str, Any]:
@@ -244,27 +220,44 @@ def _pending_cell(found: dict[str, Any]) -> dict[str, Any]:
 
 def build_leaderboard(inputs: list[str | Path], *, metric: str | dict[str, str] | None = None,
                       split: str | None = None, prices: Prices = None,
-                      alpha: float = ALPHA, seed: int = 0,
-                      n_resamples: int = 2000) -> dict[str, Any]:
+                      alpha: float = ALPHA, seed: int = 0, n_resamples: int = 2000,
+                      use_index: bool = True,
+                      on_note: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The leaderboard of the runs ``inputs`` name (see :func:`find_runs`), as a JSON-able dict.
 
     ``metric`` is a headline metric (label or key) for every benchmark, or ``{benchmark:
     metric}``; by default each benchmark's first headline metric. ``split`` selects a split of
     each run ("all" by default). ``boards`` list the cells ranked; ``models`` and ``matrix``
-    give the model x board table."""
+    give the model x board table.
+
+    With ``use_index``, a run that the results index beside it (:mod:`.index`) holds
+    unchanged is read from the index, the others from their files: the document is the same
+    either way. ``on_note`` is told how many runs came from where."""
     if not 0 < alpha < 1:
         raise LeaderboardError(f"--alpha {alpha}: must be between 0 and 1")
     prices = price_table(prices)  # read once for every run
     cells: list[dict[str, Any]] = []
-    for found in find_runs(inputs):
+    listed = find_runs(inputs, use_index=use_index)
+    ready = [f["run_dir"] for f in listed if f["state"] != "pending"
+             and _is_run(Path(f["run_dir"]))]
+    indexed: dict[str, list[dict[str, Any]]] = {}
+    if use_index and ready:
+        from toolscore.report.leaderboard.cells import index_cell, valid_rows
+
+        indexed = valid_rows(ready, seed, n_resamples, on_note)
+    for found in listed:
         if found["state"] == "pending" or not _is_run(Path(found["run_dir"])):
             cells.append(_pending_cell(found))
             continue
-        name = str(RunStore(found["run_dir"]).read_config().get("benchmark"))
-        wanted = metric.get(name) if isinstance(metric, dict) else metric
-        cell = run_cell(found["run_dir"], metric=wanted, split=split, prices=prices,
-                        seed=seed, n_resamples=n_resamples)
-        scored = (Path(found["run_dir"]) / "scores.json").is_file()
+        rows = indexed.get(found["run_dir"])
+        if rows is not None:
+            cell, scored = index_cell(rows, found["run_dir"], metric, split, prices)
+        else:
+            name = str(RunStore(found["run_dir"]).read_config().get("benchmark"))
+            wanted = metric.get(name) if isinstance(metric, dict) else metric
+            cell = run_cell(found["run_dir"], metric=wanted, split=split, prices=prices,
+                            seed=seed, n_resamples=n_resamples)
+            scored = (Path(found["run_dir"]) / "scores.json").is_file()
         cell["state"] = found["state"] or ("done" if scored and not cell["errors"] else
                                            "error" if scored else "partial")
         cells.append(cell)
