@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Breakdown, Column, IntervalMetric, Sample, option
-from toolscore.benchmarks.bfcl import prompting
+from toolscore.benchmarks.bfcl import format_sensitivity, prompting, prompting_mode
 from toolscore.benchmarks.bfcl.categories import SUPPORTED, parse_categories
 from toolscore.benchmarks.bfcl.data import load_category
 from toolscore.benchmarks.bfcl.dataset import SOURCE
@@ -39,6 +39,11 @@ class BFCLOptions:
                                  "default: every supported category (the single-turn ones).")
     mode: Mode = option("reference", "reference: requests, decoding and scoring as BFCL's "
                         "OpenAI function-calling handler and evaluator do them.")
+    handler: Literal["fc", "prompting"] = option(
+        "fc", "fc: the model calls functions natively (BFCL's function-calling handler); "
+        "prompting: the functions are described in BFCL's system prompt and the calls are "
+        "decoded from the reply text (BFCL's prompting handler; Python categories, and "
+        "format_sensitivity, which runs only in this mode).")
 
 
 class BFCLBenchmark(Benchmark):
@@ -60,7 +65,11 @@ class BFCLBenchmark(Benchmark):
 
     def __init__(self, data_dir: str | Path | None, options: BFCLOptions | None = None) -> None:
         self.options = options or BFCLOptions()
-        self.categories = parse_categories(self.options.category or SUPPORTED)
+        if self.options.handler == "prompting":
+            self.categories = prompting_mode.parse_categories(
+                self.options.category or prompting_mode.default_categories())
+        else:
+            self.categories = parse_categories(self.options.category or SUPPORTED)
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self._samples: list[Sample] | None = None
         self._by_id: dict[str, Sample] | None = None
@@ -69,11 +78,12 @@ class BFCLBenchmark(Benchmark):
         cfg = prompting.generate_config()
         return {"data_dir": None if self.data_dir is None else str(self.data_dir),
                 "categories": list(self.categories), "mode": self.options.mode,
+                **({"handler": "prompting"} if self.options.handler == "prompting" else {}),
                 "sampling": {"temperature": cfg.temperature, "max_tokens": None,
                              "tool_choice": None, "seed": None}}
 
     def mode_label(self) -> str:
-        return MODE_LABEL
+        return prompting_mode.MODE_LABEL if self.options.handler == "prompting" else MODE_LABEL
 
     # -- data --------------------------------------------------------------------------------
     def samples(self) -> list[Sample]:
@@ -82,6 +92,9 @@ class BFCLBenchmark(Benchmark):
                 raise DataError("bfcl: no data folder")
             out = []
             for category in self.categories:
+                if category == prompting_mode.FORMAT_SENSITIVITY:
+                    out += format_sensitivity.samples(self.data_dir)
+                    continue
                 for entry, answer in load_category(self.data_dir, category):
                     out.append(Sample(str(entry["id"]), {"category": category, "entry": entry,
                                                          "answer": answer},
@@ -93,6 +106,8 @@ class BFCLBenchmark(Benchmark):
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         from toolscore.models.scripted.oracle import reference
 
+        if self.options.handler == "prompting":
+            return await prompting_mode.run_sample(sample, model, epoch)
         category, entry = sample.data["category"], sample.data["entry"]
         with reference(oracle_steps(category, entry, sample.data["answer"])):
             reply = await model.generate(prompting.messages(entry),
@@ -103,6 +118,8 @@ class BFCLBenchmark(Benchmark):
     def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
         from toolscore.benchmarks.bfcl.checker import check_entry
 
+        if self.options.handler == "prompting":
+            return prompting_mode.score(output, sample)
         category = sample.data["category"]
         decoded, error = try_decode(output.get("result"))
         v = check_entry(category, sample.data["entry"], sample.data["answer"], decoded, error)
@@ -113,6 +130,10 @@ class BFCLBenchmark(Benchmark):
         out = aggregate([(str((r.get("meta") or {}).get("split")), bool(r["scores"]["valid"]))
                          for r in ok])
         out["errors"] = len(records) - len(ok)
+        sensitivity = [(str(r["id"]), bool(r["scores"]["valid"])) for r in ok
+                       if (r.get("meta") or {}).get("split") == prompting_mode.FORMAT_SENSITIVITY]
+        if sensitivity:
+            out[prompting_mode.FORMAT_SENSITIVITY] = format_sensitivity.summarise(sensitivity)
         return out
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
@@ -179,7 +200,9 @@ class BFCLBenchmark(Benchmark):
         if self._by_id is None:
             self._by_id = {x.id: x for x in self.samples()}
         sample = self._by_id.get(str(record.get("id")))
-        if sample is not None:
+        if sample is not None and self.options.handler == "prompting":
+            messages = [m.to_dict() for m in prompting_mode.sample_messages(sample)]
+        elif sample is not None:
             messages = [m.to_dict() for m in prompting.messages(sample.data["entry"])]
         result = out.get("result")
         if isinstance(result, list):
