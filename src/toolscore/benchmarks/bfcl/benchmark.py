@@ -147,7 +147,7 @@ class BFCLBenchmark(Benchmark):
     @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """The categories in BFCL's order, then the summary figures in the leaderboard's."""
-        order = [*SUPPORTED, *FIGURES]
+        order = [*SUPPORTED, prompting_mode.FORMAT_SENSITIVITY, *FIGURES]
         return {k: metrics[k] for k in order if isinstance(metrics.get(k), dict)}
 
     @classmethod
@@ -167,9 +167,11 @@ class BFCLBenchmark(Benchmark):
         shown = metrics.get("bfcl") or {}
         if not shown:
             return []
-        return ["BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
-                                             for name in FIGURES if name in shown)
-                + " (multi-turn and agentic are not run: they count 0 in overall, as in BFCL)"]
+        lines = format_sensitivity.summary_lines(metrics)
+        return lines + ["BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
+                                                     for name in FIGURES if name in shown)
+                        + " (multi-turn and agentic are not run: they count 0 in overall, as "
+                        "in BFCL)"]
 
     @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:

@@ -141,8 +141,26 @@ _OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
     ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.BitAnd: operator.and_,
 }
-#: the largest operand of ``**`` and ``<<`` (a reply cannot make the scorer compute for hours)
-_LIMIT = 10_000
+#: the largest result (in bits, or items of a repeated sequence) computed: a reply cannot
+#: make the scorer compute for hours or fill the memory
+_LIMIT = 1_000_000
+
+
+def _bounded(op: ast.operator, left: Any, right: Any) -> None:
+    def size(x: Any) -> int:
+        return abs(x).bit_length() if isinstance(x, int) else 64
+
+    big = False
+    if isinstance(op, ast.Pow) and isinstance(right, (int, float)):
+        big = abs(right) > _LIMIT or size(left) * abs(right) > _LIMIT
+    elif isinstance(op, ast.LShift) and isinstance(right, int):
+        big = right > _LIMIT
+    elif isinstance(op, ast.Mult):
+        counts = [(a, b) for a, b in ((left, right), (right, left))
+                  if isinstance(a, (str, bytes, list, tuple)) and isinstance(b, int)]
+        big = any(len(a) * b > _LIMIT for a, b in counts)
+    if big:
+        raise OverflowError("result too large")
 
 
 def _arithmetic(node: ast.expr) -> Any:
@@ -155,9 +173,7 @@ def _arithmetic(node: ast.expr) -> Any:
         raise NameError(f"name '{node.id}' is not defined")
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         left, right = _arithmetic(node.left), _arithmetic(node.right)
-        if (isinstance(node.op, (ast.Pow, ast.LShift)) and isinstance(right, (int, float))
-                and abs(right) > _LIMIT):
-            raise OverflowError("exponent too large")
+        _bounded(node.op, left, right)
         return _OPERATORS[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp):
         value = _arithmetic(node.operand)

@@ -80,6 +80,16 @@ def summarise(rows: list[tuple[str, bool]]) -> dict[str, Any]:
             **spread, "configs": per_config}
 
 
+def summary_lines(metrics: dict[str, Any]) -> list[str]:
+    found = metrics.get(CATEGORY)
+    if not isinstance(found, dict) or "max_delta" not in found:
+        return []
+    return [f"BFCL format sensitivity: accuracy {found['accuracy'] * 100:.2f}% over "
+            f"{len(found.get('configs') or {})} prompt configurations, max delta "
+            f"{found['max_delta']}, standard deviation {found['std']} (percentage points; "
+            "not part of overall, as in BFCL)"]
+
+
 def table(summary: dict[str, Any] | None, model: str) -> str:
     """The format-sensitivity table as BFCL writes it (``data_format_sensitivity.csv``, one
     model); "N/A" where the category was not run."""
