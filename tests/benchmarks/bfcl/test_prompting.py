@@ -21,8 +21,9 @@ from toolscore.benchmarks.bfcl import prompting_mode
 from toolscore.benchmarks.bfcl.benchmark import MODE_LABEL, BFCLBenchmark, BFCLOptions
 from toolscore.benchmarks.bfcl.decode_text import decode_text, try_decode_text
 from toolscore.benchmarks.bfcl.prompt_docs import PromptConfig, default_config
+from toolscore.benchmarks.bfcl.results import group_of, write_results, write_score_files
 from toolscore.benchmarks.options import OptionError
-from toolscore.runs.api import evaluate
+from toolscore.runs.api import evaluate, score_files
 from toolscore.types import Message, Reply
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -53,6 +54,7 @@ def test_the_recorded_cases_are_the_designed_ones() -> None:
 @pytest.mark.parametrize("row", json.loads((HERE / "decodes.json").read_text(encoding="utf-8")),
                          ids=lambda r: f"{r['ret_fmt']}-{r['tag']}-{r['text'][:30]}")
 def test_decoding_matches_the_reference(row: dict[str, Any]) -> None:
+    got: dict[str, Any]
     try:
         got = {"decoded": repr(decode_text(row["text"], row["ret_fmt"], row["tag"]))}
     except Exception as e:  # the reference's failure is what is compared
@@ -87,7 +89,8 @@ class _Recorder:
     """A model that answers one text and keeps what it was sent."""
 
     def __init__(self, text: str | None) -> None:
-        self.text, self.sent = text, []  # type: list[Any]
+        self.text = text
+        self.sent: list[Any] = []
 
     async def generate(self, messages: list[Message], tools: list[Any], config: Any) -> Reply:
         self.sent.append((messages, tools, config))
@@ -176,12 +179,35 @@ def test_the_table_of_a_run_without_the_category() -> None:
 
 
 # -- end to end ------------------------------------------------------------------------------
-def test_oracle_run_in_prompting_mode(tmp_path: Path) -> None:
+def test_oracle_run_exported_and_scored_again(tmp_path: Path) -> None:
     out = tmp_path / "run"
+    categories = ["parallel_multiple", "irrelevance", "live_relevance"]
     evaluate("bfcl", "oracle", data=dataset("bfcl"), out=out, cache=None, download=False,
-             limit=None, category=["parallel_multiple", "irrelevance", "live_relevance"],
-             handler="prompting")
+             limit=None, category=categories, handler="prompting")
     scores = json.loads((out / "scores.json").read_text())
     metrics = scores.get("metrics", scores)
-    for category in ("parallel_multiple", "irrelevance", "live_relevance"):
+    for category in categories:
         assert metrics[category]["accuracy"] == 1.0, category
+    # filed under a BFCL prompting model, whose evaluator decodes the texts as toolscore does
+    folder = write_results(out, tmp_path / "bfcl")
+    assert folder.name == prompting_mode.BFCL_PROMPTING_MODEL
+    line = json.loads((folder / "non_live" / "BFCL_v4_parallel_multiple_result.json")
+                      .read_text().splitlines()[0])
+    assert isinstance(line["result"], str) and line["result"].startswith("[")
+    doc = score_files("bfcl", folder, data=dataset("bfcl"), handler="prompting",
+                      out=tmp_path / "scores")
+    assert {c: doc["metrics"][c]["accuracy"] for c in categories} == dict.fromkeys(
+        categories, 1.0)
+    assert group_of("format_sensitivity") == "format_sensitivity"
+
+
+def test_format_sensitivity_score_file(sensitivity: BFCLBenchmark, tmp_path: Path) -> None:
+    records = _sensitivity_records(sensitivity)
+    metrics = sensitivity.aggregate(records)
+    write_score_files(records, metrics, tmp_path)
+    header, *failed = [json.loads(x) for x in
+                       (tmp_path / "BFCL_v4_format_sensitivity_score.json").read_text()
+                       .splitlines()]
+    recorded = _gz("format_sensitivity.json.gz")
+    assert header == recorded["header"]
+    assert {f["id"]: f["error_type"] for f in failed} == recorded["failed"]

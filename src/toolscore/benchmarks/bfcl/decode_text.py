@@ -115,7 +115,8 @@ def _value(node: Any) -> Any:
         operand = node.operand
         if not isinstance(operand, ast.Constant):
             raise AttributeError(f"'{type(operand).__name__}' object has no attribute 'value'")
-        return -operand.value
+        value: Any = operand.value
+        return -value
     if isinstance(node, ast.List):
         return [_value(x) for x in node.elts]
     if isinstance(node, ast.Dict):

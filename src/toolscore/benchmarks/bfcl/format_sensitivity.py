@@ -80,6 +80,17 @@ def summarise(rows: list[tuple[str, bool]]) -> dict[str, Any]:
             **spread, "configs": per_config}
 
 
+def header_extra(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The fields BFCL's format-sensitivity score file adds to its header line (none for
+    another category)."""
+    if "max_delta" not in metrics:
+        return {}
+    return {"accuracy_max_delta": metrics["max_delta"], "accuracy_variance": metrics["variance"],
+            "accuracy_std": metrics["std"],
+            **{c: {"accuracy": v["accuracy"], "correct_count": v["correct"],
+                   "total_count": v["total"]} for c, v in metrics["configs"].items()}}
+
+
 def summary_lines(metrics: dict[str, Any]) -> list[str]:
     found = metrics.get(CATEGORY)
     if not isinstance(found, dict) or "max_delta" not in found:

@@ -20,6 +20,7 @@ import copy
 import json
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from toolscore.benchmarks.base import Sample
@@ -32,6 +33,9 @@ from toolscore.benchmarks.options import OptionError
 from toolscore.types import Message, Reply
 
 HANDLERS = ("fc", "prompting")
+#: the BFCL model a prompting run's result files are filed under: a prompting model whose
+#: handler decodes texts with BFCL's default prompting decoder and keeps dotted names
+BFCL_PROMPTING_MODEL = "gpt-4.1-2025-04-14"
 FORMAT_SENSITIVITY = "format_sensitivity"
 MODE_LABEL = "reference, prompting (BFCL's prompting handler: functions in its system prompt, " \
              "calls decoded from the reply text; BFCL's evaluator)"
@@ -60,6 +64,22 @@ def parse_categories(values: Iterable[str]) -> list[str]:
 
 def default_categories() -> list[str]:
     return [c for c in SUPPORTED if language(c) == "python"]
+
+
+def scored_categories(options: Any) -> list[str]:
+    """The categories whose result files a benchmark with ``options`` scores."""
+    if getattr(options, "handler", "fc") == "prompting":
+        return [*default_categories(), FORMAT_SENSITIVITY]
+    return list(SUPPORTED)
+
+
+def export_model(run_dir: Path) -> str:
+    """The BFCL model a run's result files are filed under (see ``results``)."""
+    from toolscore.benchmarks.bfcl.results import BFCL_MODEL
+    from toolscore.records import RunStore
+
+    handler = (RunStore(run_dir).config().benchmark_config or {}).get("handler")
+    return BFCL_PROMPTING_MODEL if handler == "prompting" else BFCL_MODEL
 
 
 def documents(entry: dict[str, Any], category: str) -> list[dict[str, Any]]:
@@ -135,7 +155,7 @@ def oracle_text(steps: list[dict[str, Any]], entry: dict[str, Any], config: Prom
     """The oracle's function-calling steps rewritten as the text a prompting model would
     answer (documented names, the configuration's output format)."""
     names = {re.sub(r"\.", "_", f["name"]): f["name"] for f in entry.get("function") or []}
-    out = []
+    out: list[dict[str, Any]] = []
     for step in steps:
         calls = [(names.get(c["name"], c["name"]), json.loads(c.get("arguments") or "{}"))
                  for c in step.get("tool_calls") or []]

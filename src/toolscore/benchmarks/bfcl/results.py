@@ -24,6 +24,8 @@ from typing import IO, Any
 
 from toolscore.benchmarks.bfcl.categories import LIVE, NON_LIVE, SUPPORTED, category_of
 from toolscore.benchmarks.bfcl.data import PREFIX, read_lines
+from toolscore.benchmarks.bfcl.format_sensitivity import header_extra
+from toolscore.benchmarks.bfcl.prompting_mode import export_model, scored_categories
 from toolscore.benchmarks.options import OptionError
 
 #: the BFCL model the exported results are filed under
@@ -33,6 +35,8 @@ RESULT_FILE = re.compile(rf"{PREFIX}_(\w+?)_result\.json$")
 
 def group_of(category: str) -> str:
     """The folder BFCL files a category's results in."""
+    if category == "format_sensitivity":
+        return category
     if category in NON_LIVE:
         return "non_live"
     if category in LIVE:
@@ -60,8 +64,9 @@ def score_result_files(bench: Any, path: Path, out: Path | None = None) -> dict[
     """Score BFCL result files with ``bench``'s data and scorer (a category's entries
     missing from its file are left out, as BFCL's partial evaluation does, and counted)."""
     files = result_files(path)
-    skipped = sorted(c for c in files if c not in SUPPORTED)
-    wanted = [c for c in SUPPORTED if c in files]
+    known = scored_categories(bench.options)
+    skipped = sorted(c for c in files if c not in known)
+    wanted = [c for c in known if c in files]
     if not wanted:
         raise OptionError(f"bfcl: none of the result files is of a supported category "
                           f"({', '.join(skipped)})")
@@ -95,10 +100,10 @@ def write_score_files(records: list[dict[str, Any]], metrics: dict[str, Any], ou
     and total counts), then one line per invalid entry (id, error, error_type)."""
     out.mkdir(parents=True, exist_ok=True)
     for category, m in metrics.items():
-        if category not in SUPPORTED:
+        if category not in SUPPORTED and category != "format_sensitivity":
             continue
         lines = [{"accuracy": m["accuracy"], "correct_count": m["correct"],
-                  "total_count": m["total"]}]
+                  "total_count": m["total"], **header_extra(m)}]
         lines += [{"id": r["id"], "test_category": category, "valid": False,
                    "error": [_as_written(e) for e in r["scores"]["errors"]],
                    "error_type": r["scores"]["error_type"]}
@@ -150,8 +155,8 @@ def entry_index(entry_id: str) -> int:
 def write_results(run_dir: Path, out: Path | None) -> Path:
     """The run as BFCL result files under ``out`` (default ``<run>/bfcl``); returns the
     model folder written."""
-    target = (Path(out) if out is not None else Path(run_dir) / "bfcl") / BFCL_MODEL.replace(
-        "/", "_")
+    target = (Path(out) if out is not None else Path(run_dir) / "bfcl") / export_model(
+        Path(run_dir)).replace("/", "_")
     for category, lines in run_results(Path(run_dir)).items():
         folder = target / group_of(category)
         folder.mkdir(parents=True, exist_ok=True)
