@@ -19,7 +19,7 @@ from support.data import dataset
 from toolscore.benchmarks.bfcl import format_sensitivity as fs
 from toolscore.benchmarks.bfcl import prompting_mode
 from toolscore.benchmarks.bfcl.benchmark import MODE_LABEL, BFCLBenchmark, BFCLOptions
-from toolscore.benchmarks.bfcl.decode_text import decode_text, try_decode_text
+from toolscore.benchmarks.bfcl.decode_text import decode_text, execute_calls, try_decode_text
 from toolscore.benchmarks.bfcl.prompt_docs import PromptConfig, default_config
 from toolscore.benchmarks.bfcl.results import group_of, write_results, write_score_files
 from toolscore.benchmarks.options import OptionError
@@ -60,6 +60,18 @@ def test_decoding_matches_the_reference(row: dict[str, Any]) -> None:
     except Exception as e:  # the reference's failure is what is compared
         got = {"error": [type(e).__name__, str(e)]}
     assert got == {k: row[k] for k in ("decoded", "error") if k in row}
+
+
+@pytest.mark.parametrize("row", [r for r in json.loads(
+    (HERE / "decodes.json").read_text(encoding="utf-8")) if r["ret_fmt"] == "python"],
+    ids=lambda r: f"{r['tag']}-{r['text'][:30]}")
+def test_multi_turn_call_strings_match_the_reference(row: dict[str, Any]) -> None:
+    got: dict[str, Any]
+    try:
+        got = {"execute": execute_calls(row["text"], row["tag"])}
+    except Exception as e:  # the reference's failure is what is compared
+        got = {"execute_error": [type(e).__name__, str(e)]}
+    assert got == {k: row[k] for k in ("execute", "execute_error") if k in row}
 
 
 def test_decoding_never_runs_the_reply() -> None:

@@ -15,7 +15,8 @@ It writes:
   plus the first entry with a system message.
 - ``decodes.json``: the handler's decoding of ``DECODE_CASES``
   (``tests/support/bfcl_prompting_replies.py``): ``repr`` of the decoded calls, or the
-  exception's class and text.
+  exception's class and text; for the Python cases also the executable call strings its
+  multi-turn decoder makes of them (``execute``, or ``execute_error``).
 - ``format_sensitivity.json.gz`` and ``summary_data_format_sensitivity.csv``: a complete
   format_sensitivity result file (every entry's reply built by ``sensitivity_reply``), judged
   by ``bfcl evaluate`` as the prompting model ``gpt-4.1-2025-04-14``: the header of its score
@@ -138,6 +139,11 @@ def record_decodes() -> list[dict[str, Any]]:
             row["decoded"] = repr(handler.decode_ast(text, ReturnFormat(fmt), tag))
         except Exception as e:  # every failure is what is recorded
             row["error"] = [type(e).__name__, str(e)]
+        if fmt == "python":
+            try:
+                row["execute"] = handler.decode_execute(text, has_tool_call_tag=tag)
+            except Exception as e:  # as above
+                row["execute_error"] = [type(e).__name__, str(e)]
         out.append(row)
     return out
 

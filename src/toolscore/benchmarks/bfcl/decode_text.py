@@ -75,6 +75,33 @@ def try_decode_text(text: Any, ret_fmt: str = "python", tool_call_tag: bool = Fa
         return None, str(e)
 
 
+def execute_calls(text: Any, tool_call_tag: bool = False) -> list[str]:
+    """The reply's calls as the call strings BFCL's multi-turn executor runs
+    (``name(argument=value, ...)``), decoded as Python syntax; raises on failure.
+
+    A value is written with ``repr``, except a dict: one whose values are all dicts is
+    written as a call of its first key (so an empty dict fails, as in the reference), any
+    other as ``{'key': value, ...}``."""
+    return [f"{name}({_arguments_text(args)})"
+            for call in decode_text(text, "python", tool_call_tag)
+            for name, args in call.items()]
+
+
+def _arguments_text(args: dict[Any, Any]) -> str:
+    return ", ".join(f"{k}={_value_text(v)}" for k, v in args.items())
+
+
+def _value_text(value: Any) -> str:
+    if not isinstance(value, dict):
+        return repr(value)
+    if all(isinstance(v, dict) for v in value.values()):
+        if not value:
+            raise IndexError("list index out of range")
+        name = next(iter(value))
+        return f"{name}({_arguments_text(value[name])})"
+    return "{" + ", ".join(f"'{k}': {_value_text(v)}" for k, v in value.items()) + "}"
+
+
 # -- Python syntax ---------------------------------------------------------------------------
 def _python_calls(source: str) -> list[Any]:
     tree = ast.parse(source.strip().strip("'"), mode="eval")
