@@ -25,7 +25,14 @@ from typing import Any
 
 from toolscore.benchmarks.base import Sample
 from toolscore.benchmarks.bfcl import prompting
-from toolscore.benchmarks.bfcl.categories import ALL, GROUPS, NON_SCORING, SUPPORTED, language
+from toolscore.benchmarks.bfcl.categories import (
+    ALL,
+    GROUPS,
+    NON_SCORING,
+    SINGLE_TURN,
+    SUPPORTED,
+    language,
+)
 from toolscore.benchmarks.bfcl.categories import parse_categories as parse_fc_categories
 from toolscore.benchmarks.bfcl.decode_text import try_decode_text
 from toolscore.benchmarks.bfcl.prompt_docs import PromptConfig, default_config, system_prompt
@@ -54,7 +61,10 @@ def parse_categories(values: Iterable[str]) -> list[str]:
         raise OptionError(f"bfcl: {', '.join(refused)}: not run in prompting mode (BFCL "
                           "decodes Java and JavaScript replies with parsers toolscore does "
                           "not reproduce)")
-    out = [c for c in out if language(c) == "python"]
+    refused = [c for c in out if c not in SINGLE_TURN and c in names]
+    if refused:
+        raise OptionError(f"bfcl: {', '.join(refused)}: not yet run in prompting mode")
+    out = [c for c in out if c in default_categories()]
     if sensitivity:
         out.append(FORMAT_SENSITIVITY)
     if not out:
@@ -63,7 +73,7 @@ def parse_categories(values: Iterable[str]) -> list[str]:
 
 
 def default_categories() -> list[str]:
-    return [c for c in SUPPORTED if language(c) == "python"]
+    return [c for c in SINGLE_TURN if c in SUPPORTED and language(c) == "python"]
 
 
 def scored_categories(options: Any) -> list[str]:
@@ -73,13 +83,13 @@ def scored_categories(options: Any) -> list[str]:
     return list(SUPPORTED)
 
 
-def export_model(run_dir: Path) -> str:
-    """The BFCL model a run's result files are filed under (see ``results``)."""
-    from toolscore.benchmarks.bfcl.results import BFCL_MODEL
+def export_model(run_dir: Path, fc_model: str) -> str:
+    """The BFCL model a run's result files are filed under: ``fc_model`` for a
+    function-calling run (see ``results``), the prompting model for a prompting one."""
     from toolscore.records import RunStore
 
     handler = (RunStore(run_dir).config().benchmark_config or {}).get("handler")
-    return BFCL_PROMPTING_MODEL if handler == "prompting" else BFCL_MODEL
+    return BFCL_PROMPTING_MODEL if handler == "prompting" else fc_model
 
 
 def documents(entry: dict[str, Any], category: str) -> list[dict[str, Any]]:

@@ -11,7 +11,9 @@ own evaluator can check the run:
 
 The model folder is named after a BFCL model whose handler is BFCL's OpenAI
 function-calling handler itself (so the evaluator decodes the results as toolscore does) and
-which reads calls to dotted functions with underscores, as the requests name them.
+which reads calls to dotted functions with underscores, as the requests name them. A run in
+prompting mode is filed under BFCL's prompting model ``gpt-4.1-2025-04-14``, whose evaluator
+decodes reply texts as toolscore does (``prompting_mode``).
 """
 
 from __future__ import annotations
@@ -156,7 +158,7 @@ def write_results(run_dir: Path, out: Path | None) -> Path:
     """The run as BFCL result files under ``out`` (default ``<run>/bfcl``); returns the
     model folder written."""
     target = (Path(out) if out is not None else Path(run_dir) / "bfcl") / export_model(
-        Path(run_dir)).replace("/", "_")
+        Path(run_dir), BFCL_MODEL).replace("/", "_")
     for category, lines in run_results(Path(run_dir)).items():
         folder = target / group_of(category)
         folder.mkdir(parents=True, exist_ok=True)
