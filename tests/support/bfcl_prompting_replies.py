@@ -227,3 +227,28 @@ DECODE_CASES: list[tuple[str, str, bool]] = [
      '</function></functions></TOOLCALL>', "concise_xml", True),
     ('<functions><function name="f"></function></functions>', "concise_xml", True),
 ]
+
+
+def single_turn_reply(index: int, entry: dict[str, Any], answer: dict[str, Any] | None) -> str:
+    """A reply for entry ``index`` of a single-turn category in BFCL's default configuration
+    (Python call list, no tag): right, or wrong in one of several ways, by ``index``."""
+    functions = entry.get("function") or []
+    if answer is None:  # relevance and irrelevance: a call, no call, or something between
+        first = functions[0]["name"] if functions else "f"
+        return ["[]", f"[{first}()]", "I cannot help with that.", "",
+                f"[{first.replace('.', '_')}(x=1)]", "[f(x=y+1)]"][index % 6]
+    calls = ground_calls(answer)
+    v = index % 9
+    if v == 0:
+        return render(_wrong_value(calls), "python", False)
+    if v == 1:
+        return "Here you go: " + render(calls, "python", False)
+    if v == 2:
+        return "```python\n" + render(calls, "python", False) + "\n```"
+    if v == 3:
+        return render([(n.replace(".", "_"), a) for n, a in calls], "python", False)
+    if v == 4:
+        return render(calls[:-1], "python", False) if len(calls) > 1 else ""
+    if v == 5:
+        return "```\n" + render(calls, "python", False) + "\n```"
+    return render(calls, "python", False)

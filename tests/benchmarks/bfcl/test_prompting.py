@@ -1,8 +1,8 @@
 """BFCL's prompting mode (``-T handler=prompting``) and the format-sensitivity category,
 against what BFCL's own prompting handler and evaluator recorded
 (tests/reference/bfcl/record_prompting.py -> tests/fixtures/bfcl_prompting/): the requests,
-the decoding of reply texts, and a complete format-sensitivity result set's verdicts and
-summary table."""
+the decoding of reply texts, verdicts on replies to every Python single-turn entry, and a
+complete format-sensitivity result set's verdicts and summary table."""
 
 from __future__ import annotations
 
@@ -121,6 +121,20 @@ def test_a_prompting_request_has_no_tools_and_keeps_the_text() -> None:
     assert bench.score(output, sample)["valid"]
     none = asyncio.run(bench.run_sample(sample, _Recorder(None), 0))
     assert bench.score(none, sample)["error_type"] == "ast_decoder:decoder_failed"
+
+
+def test_single_turn_verdicts_match_the_reference() -> None:
+    recorded = _gz("single_turn.json.gz")
+    bench = _bench(*recorded)
+    got: dict[str, dict[str, Any]] = {c: {} for c in recorded}
+    index: dict[str, int] = {}
+    for sample in bench.samples():
+        category = sample.data["category"]
+        k = index[category] = index.get(category, -1) + 1
+        text = replies.single_turn_reply(k, sample.data["entry"], sample.data["answer"])
+        s = bench.score({"category": category, "result": text}, sample)
+        got[category][sample.id] = None if s["valid"] else s["error_type"]
+    assert got == recorded
 
 
 # -- options ---------------------------------------------------------------------------------

@@ -17,6 +17,10 @@ It writes:
   (``tests/support/bfcl_prompting_replies.py``): ``repr`` of the decoded calls, or the
   exception's class and text; for the Python cases also the executable call strings its
   multi-turn decoder makes of them (``execute``, or ``execute_error``).
+- ``single_turn.json.gz``: {category: {id: error type, or null when valid}}: every entry of
+  the Python single-turn categories given a reply by ``single_turn_reply`` (right, or wrong
+  in one of several ways) and judged by the evaluator's per-entry functions as the prompting
+  model ``gpt-4.1-2025-04-14``.
 - ``format_sensitivity.json.gz`` and ``summary_data_format_sensitivity.csv``: a complete
   format_sensitivity result file (every entry's reply built by ``sensitivity_reply``), judged
   by ``bfcl evaluate`` as the prompting model ``gpt-4.1-2025-04-14``: the header of its score
@@ -148,6 +152,33 @@ def record_decodes() -> list[dict[str, Any]]:
     return out
 
 
+def record_single_turn() -> dict[str, Any]:
+    from bfcl_eval.constants.enums import Language, ReturnFormat
+    from bfcl_eval.eval_checker import eval_runner as er
+    from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
+
+    handler = er.get_handler(MODEL)
+    out: dict[str, Any] = {}
+    for category in CATEGORIES:
+        prompts = load_dataset_entry(category, include_prereq=False,
+                                     include_language_specific_hint=False)
+        relevance = "relevance" in category
+        answers = [None] * len(prompts) if relevance else load_ground_truth_entry(category)
+        table = out[category] = {}
+        for index, (prompt, answer) in enumerate(zip(prompts, answers, strict=True)):
+            text = replies.single_turn_reply(index, prompt, answer)
+            if relevance:
+                verdict = er._evaluate_single_relevance_entry(
+                    handler, prompt["id"], text, prompt, MODEL, category)
+            else:
+                verdict = er._evaluate_single_ast_entry(
+                    handler, prompt["id"], text, answer["ground_truth"], prompt, MODEL,
+                    category, language=Language.PYTHON, return_format=ReturnFormat.PYTHON,
+                    has_tool_call_tag=False)
+            table[prompt["id"]] = None if verdict["valid"] else verdict["error_type"]
+    return out
+
+
 def record_sensitivity(project: Path) -> dict[str, Any]:
     from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
 
@@ -188,6 +219,7 @@ def main() -> None:
     decodes = record_decodes()
     (OUT / "decodes.json").write_text(json.dumps(decodes, indent=1, ensure_ascii=False) + "\n",
                                       encoding="utf-8")
+    write_gzip_json(OUT / "single_turn.json.gz", record_single_turn())
     with tempfile.TemporaryDirectory() as tmp:
         sensitivity = record_sensitivity(Path(tmp))
     write_gzip_json(OUT / "format_sensitivity.json.gz", sensitivity)
