@@ -118,7 +118,12 @@ def test_a_prompting_request_has_no_tools_and_keeps_the_text() -> None:
     assert tools == [] and config.temperature == 0.001 and config.tool_choice is None
     assert messages[0].role == "system" and "calculate_triangle_area" in messages[0].content
     assert output == {"category": "simple_python", "result": model.text}
-    assert bench.score(output, sample)["valid"]
+    scores = bench.score(output, sample)
+    assert scores["valid"]
+    shown = bench.record_view({"id": sample.id, "output": output, "scores": scores})
+    assert shown["summary"] == "valid"
+    assert shown["messages"][0]["content"] == messages[0].content
+    assert shown["messages"][-1] == {"role": "assistant", "content": model.text}
     none = asyncio.run(bench.run_sample(sample, _Recorder(None), 0))
     assert bench.score(none, sample)["error_type"] == "ast_decoder:decoder_failed"
 
