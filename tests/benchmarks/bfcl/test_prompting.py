@@ -155,7 +155,7 @@ def test_options_and_labels() -> None:
         dataset("bfcl"), BFCLOptions(category=["all"])).categories
     with pytest.raises(OptionError, match="not run in prompting mode"):
         _bench("simple_java")
-    with pytest.raises(OptionError, match="not yet supported"):
+    with pytest.raises(OptionError, match="handler=prompting"):
         BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=["format_sensitivity"]))
 
 
