@@ -124,6 +124,22 @@ def sensitivity_reply(index: int, config_index: int, config: str,
     return "I cannot do that with the functions I have."
 
 
+#: (call strings, their execution results) of one multi-turn step
+EXECUTION_CASES: list[tuple[list[str], list[str]]] = [
+    (["cd(folder='documents')", "ls()"], ["{\"current_working_directory\": \"documents\"}",
+                                          "{\"current_directory_content\": [\"a.txt\"]}"]),
+    (["f(x='it\\'s')"], ["Error during execution: 'x'"]),
+    ([], []),
+    (["g(y=\"quote's\")", "h()"], ["line1\nline2", ""]),
+]
+#: function documents added by a multi-turn turn without a user message
+HOLDOUT_CASES: list[list[dict[str, Any]]] = [
+    [{"name": "mv", "description": "Move a file.", "parameters": {
+        "type": "dict", "properties": {"source": {"type": "string", "description": "From."}},
+        "required": ["source"]}}],
+    [],
+]
+
 _PY = "python"
 DECODE_CASES: list[tuple[str, str, bool]] = [
     ("[get_weather(city='Paris', unit='celsius')]", _PY, False),

@@ -74,6 +74,14 @@ def test_multi_turn_call_strings_match_the_reference(row: dict[str, Any]) -> Non
     assert got == {k: row[k] for k in ("execute", "execute_error") if k in row}
 
 
+def test_multi_turn_messages_match_the_reference() -> None:
+    recorded = json.loads((HERE / "multi_turn_messages.json").read_text(encoding="utf-8"))
+    assert [prompting_mode.execution_results_message(calls, results)
+            for calls, results in replies.EXECUTION_CASES] == recorded["results"]
+    assert [prompting_mode.added_functions_message(functions)
+            for functions in replies.HOLDOUT_CASES] == recorded["holdout"]
+
+
 def test_decoding_never_runs_the_reply() -> None:
     decoded, error = try_decode_text("[f(x=__import__('os').getcwd() + 'a')]")
     assert decoded is None and error

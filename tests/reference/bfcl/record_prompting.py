@@ -21,6 +21,9 @@ It writes:
   the Python single-turn categories given a reply by ``single_turn_reply`` (right, or wrong
   in one of several ways) and judged by the evaluator's per-entry functions as the prompting
   model ``gpt-4.1-2025-04-14``.
+- ``multi_turn_messages.json``: the user messages BFCL's multi-turn prompting loop adds: a
+  step's execution results (``EXECUTION_CASES``) and a turn's added functions
+  (``HOLDOUT_CASES``).
 - ``format_sensitivity.json.gz`` and ``summary_data_format_sensitivity.csv``: a complete
   format_sensitivity result file (every entry's reply built by ``sensitivity_reply``), judged
   by ``bfcl evaluate`` as the prompting model ``gpt-4.1-2025-04-14``: the header of its score
@@ -152,6 +155,22 @@ def record_decodes() -> list[dict[str, Any]]:
     return out
 
 
+def record_multi_turn_messages() -> dict[str, Any]:
+    from bfcl_eval.constants.default_prompts import (
+        DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING,
+    )
+    from bfcl_eval.model_handler.utils import format_execution_results_prompting
+
+    out: dict[str, Any] = {"results": [], "holdout": []}
+    for calls, results in replies.EXECUTION_CASES:
+        out["results"].append(format_execution_results_prompting(
+            {}, list(results), {"model_responses_decoded": list(calls)}))
+    for functions in replies.HOLDOUT_CASES:
+        out["holdout"].append(
+            DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(functions=functions))
+    return out
+
+
 def record_single_turn() -> dict[str, Any]:
     from bfcl_eval.constants.enums import Language, ReturnFormat
     from bfcl_eval.eval_checker import eval_runner as er
@@ -220,6 +239,9 @@ def main() -> None:
     (OUT / "decodes.json").write_text(json.dumps(decodes, indent=1, ensure_ascii=False) + "\n",
                                       encoding="utf-8")
     write_gzip_json(OUT / "single_turn.json.gz", record_single_turn())
+    (OUT / "multi_turn_messages.json").write_text(
+        json.dumps(record_multi_turn_messages(), indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         sensitivity = record_sensitivity(Path(tmp))
     write_gzip_json(OUT / "format_sensitivity.json.gz", sensitivity)

@@ -126,6 +126,25 @@ def raw_text(reply: Reply) -> Any:
     return reply.text
 
 
+# -- multi-turn messages (for a multi-turn prompting loop) ----------------------------------
+def execution_results_message(calls: list[str], results: list[str]) -> str:
+    """The user message that reports a step's execution results to a prompting model, as
+    BFCL's multi-turn prompting loop writes it (one message for all the step's calls; the
+    shorter list decides, as there)."""
+    return repr([{"role": "tool", "name": call, "content": result}
+                 for call, result in zip(calls, results, strict=False)])
+
+
+def added_functions_message(functions: list[dict[str, Any]]) -> str:
+    """The user message of a turn that only adds functions, as BFCL writes it for a
+    prompting model (the documents, then BFCL's released sentence)."""
+    from toolscore.benchmarks.bfcl.release import constant
+
+    template = constant("constants/default_prompts.py",
+                        "DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING")
+    return str(template).format(functions=functions)
+
+
 # -- the oracle ------------------------------------------------------------------------------
 def render_calls(calls: list[tuple[str, dict[str, Any]]], config: PromptConfig) -> str:
     """Calls written as ``config`` asks a model to write them."""
