@@ -39,13 +39,12 @@ from toolscore.benchmarks.bfcl.prompt_docs import PromptConfig, default_config, 
 from toolscore.benchmarks.options import OptionError
 from toolscore.types import Message, Reply
 
-HANDLERS = ("fc", "prompting")
 #: the BFCL model a prompting run's result files are filed under: a prompting model whose
 #: handler decodes texts with BFCL's default prompting decoder and keeps dotted names
 BFCL_PROMPTING_MODEL = "gpt-4.1-2025-04-14"
 FORMAT_SENSITIVITY = "format_sensitivity"
-MODE_LABEL = "reference, prompting (BFCL's prompting handler: functions in its system prompt, " \
-             "calls decoded from the reply text; BFCL's evaluator)"
+MODE_LABEL = ("reference, prompting (BFCL's prompting handler: functions in its system prompt, "
+              "calls decoded from the reply text; BFCL's evaluator)")
 
 
 def parse_categories(values: Iterable[str]) -> list[str]:
