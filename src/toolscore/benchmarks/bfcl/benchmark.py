@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Breakdown, Column, IntervalMetric, Sample, option
-from toolscore.benchmarks.bfcl import episode, prompting
+from toolscore.benchmarks.bfcl import episode, format_sensitivity, prompting, prompting_mode
 from toolscore.benchmarks.bfcl.categories import MULTI_TURN, SUPPORTED, parse_categories
 from toolscore.benchmarks.bfcl.data import class_documents, load_category
 from toolscore.benchmarks.bfcl.dataset import SOURCE
@@ -57,6 +57,11 @@ class BFCLOptions:
         "comparable).",
         runs_code="serves the tools over MCP to the agent the run names (--model "
                   "agent-http:URL), which acts on them", runs_code_when="run")
+    handler: Literal["fc", "prompting"] = option(
+        "fc", "fc: the model calls functions natively (BFCL's function-calling handler); "
+        "prompting: the functions are described in BFCL's system prompt and the calls are "
+        "decoded from the reply text (BFCL's prompting handler; Python categories, and "
+        "format_sensitivity, which runs only in this mode).")
 
 
 class BFCLBenchmark(Benchmark):
@@ -80,8 +85,12 @@ class BFCLBenchmark(Benchmark):
     def __init__(self, data_dir: str | Path | None, options: BFCLOptions | None = None) -> None:
         self.options = options or BFCLOptions()
         free = self.options.protocol == FREE_RUNNING
-        self.categories = parse_categories(self.options.category
-                                           or (MULTI_TURN if free else SUPPORTED))
+        if self.options.handler == "prompting":
+            self.categories = prompting_mode.parse_categories(
+                self.options.category or prompting_mode.default_categories())
+        else:
+            self.categories = parse_categories(self.options.category
+                                               or (MULTI_TURN if free else SUPPORTED))
         if free and set(self.categories) - set(MULTI_TURN):
             raise OptionError("bfcl: the free-running protocol plays multi-turn entries only "
                               f"(categories {', '.join(MULTI_TURN)})")
@@ -93,6 +102,7 @@ class BFCLBenchmark(Benchmark):
         cfg = prompting.generate_config()
         out = {"data_dir": None if self.data_dir is None else str(self.data_dir),
                "categories": list(self.categories), "mode": self.options.mode,
+               **({"handler": "prompting"} if self.options.handler == "prompting" else {}),
                "sampling": {"temperature": cfg.temperature, "max_tokens": None,
                             "tool_choice": None, "seed": None}}
         if self.options.protocol == FREE_RUNNING:
@@ -100,7 +110,9 @@ class BFCLBenchmark(Benchmark):
         return out
 
     def mode_label(self) -> str:
-        return FREE_RUNNING_LABEL if self.options.protocol == FREE_RUNNING else MODE_LABEL
+        if self.options.protocol == FREE_RUNNING:
+            return FREE_RUNNING_LABEL
+        return prompting_mode.MODE_LABEL if self.options.handler == "prompting" else MODE_LABEL
 
     def serving(self) -> Any:
         """The multi-turn entries' worlds served to an agent (``toolscore mcp serve bfcl``,
@@ -116,6 +128,9 @@ class BFCLBenchmark(Benchmark):
                 raise DataError("bfcl: no data folder")
             out = []
             for category in self.categories:
+                if category == prompting_mode.FORMAT_SENSITIVITY:
+                    out += format_sensitivity.samples(self.data_dir)
+                    continue
                 for entry, answer in load_category(self.data_dir, category):
                     out.append(Sample(str(entry["id"]), {"category": category, "entry": entry,
                                                          "answer": answer},
@@ -127,6 +142,8 @@ class BFCLBenchmark(Benchmark):
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
         from toolscore.models.scripted.oracle import reference
 
+        if self.options.handler == "prompting":
+            return await prompting_mode.run_sample(sample, model, epoch)
         category, entry = sample.data["category"], sample.data["entry"]
         if self.options.protocol == FREE_RUNNING:
             from toolscore.benchmarks.serve.freerun import play
@@ -160,6 +177,8 @@ class BFCLBenchmark(Benchmark):
     def score(self, output: dict[str, Any], sample: Sample) -> dict[str, Any]:
         from toolscore.benchmarks.bfcl.checker import check_entry
 
+        if self.options.handler == "prompting":
+            return prompting_mode.score(output, sample)
         category = sample.data["category"]
         if category in MULTI_TURN:
             from toolscore.benchmarks.bfcl.multiturn.checker import check_multi_turn
@@ -180,6 +199,10 @@ class BFCLBenchmark(Benchmark):
         out = aggregate([(str((r.get("meta") or {}).get("split")), bool(r["scores"]["valid"]))
                          for r in ok])
         out["errors"] = len(records) - len(ok)
+        sensitivity = [(str(r["id"]), bool(r["scores"]["valid"])) for r in ok
+                       if (r.get("meta") or {}).get("split") == prompting_mode.FORMAT_SENSITIVITY]
+        if sensitivity:
+            out[prompting_mode.FORMAT_SENSITIVITY] = format_sensitivity.summarise(sensitivity)
         return out
 
     def score_files(self, path: Path, out: Path | None = None) -> dict[str, Any]:
@@ -201,7 +224,7 @@ class BFCLBenchmark(Benchmark):
     @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """The categories in BFCL's order, then the summary figures in the leaderboard's."""
-        order = [*SUPPORTED, *FIGURES]
+        order = [*SUPPORTED, prompting_mode.FORMAT_SENSITIVITY, *FIGURES]
         return {k: metrics[k] for k in order if isinstance(metrics.get(k), dict)}
 
     @classmethod
@@ -230,7 +253,7 @@ class BFCLBenchmark(Benchmark):
             note = "agentic and the multi-turn categories not run count 0 in overall"
         else:
             note = "multi-turn and agentic are not run: they count 0 in overall"
-        return [f"{line} ({note}, as in BFCL)"]
+        return [*format_sensitivity.summary_lines(metrics), f"{line} ({note}, as in BFCL)"]
 
     @classmethod
     def primary_metric(cls, records: list[dict[str, Any]]) -> str | None:
@@ -272,7 +295,9 @@ class BFCLBenchmark(Benchmark):
             if s.get("errors"):
                 turns["details"]["errors"] = "\n".join(map(str, s["errors"]))
             return {"summary": summary, **turns}
-        if sample is not None:
+        if sample is not None and self.options.handler == "prompting":
+            messages = [m.to_dict() for m in prompting_mode.sample_messages(sample)]
+        elif sample is not None:
             messages = [m.to_dict() for m in prompting.messages(sample.data["entry"])]
         result = out.get("result")
         if isinstance(result, list):

@@ -66,6 +66,9 @@ def category_of(entry_id: str) -> str:
 def _refusal(name: str) -> str:
     extra = (" (it also needs the internet; it will be offered behind an explicit flag)"
              if name in WEB_SEARCH or name == "web_search" else "")
+    if name in NON_SCORING:
+        extra = (" in function-calling mode (BFCL runs it for prompting models: "
+                 "-T handler=prompting)")
     return f"bfcl: category {name!r} is not yet supported by toolscore{extra}"
 
 

@@ -12,7 +12,9 @@ run:
 
 The model folder is named after a BFCL model whose handler is BFCL's OpenAI
 function-calling handler itself (so the evaluator decodes the results as toolscore does) and
-which reads calls to dotted functions with underscores, as the requests name them.
+which reads calls to dotted functions with underscores, as the requests name them. A run in
+prompting mode is filed under BFCL's prompting model ``gpt-4.1-2025-04-14``, whose evaluator
+decodes reply texts as toolscore does (``prompting_mode``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from toolscore.benchmarks.bfcl.categories import (
     category_of,
 )
 from toolscore.benchmarks.bfcl.data import PREFIX, read_lines
+from toolscore.benchmarks.bfcl.format_sensitivity import header_extra
+from toolscore.benchmarks.bfcl.prompting_mode import export_model, scored_categories
 from toolscore.benchmarks.options import OptionError
 
 #: the BFCL model the exported results are filed under
@@ -40,6 +44,8 @@ RESULT_FILE = re.compile(rf"{PREFIX}_(\w+?)_result\.json$")
 
 def group_of(category: str) -> str:
     """The folder BFCL files a category's results in."""
+    if category == "format_sensitivity":
+        return category
     if category in NON_LIVE:
         return "non_live"
     if category in LIVE:
@@ -67,8 +73,9 @@ def score_result_files(bench: Any, path: Path, out: Path | None = None) -> dict[
     """Score BFCL result files with ``bench``'s data and scorer (a category's entries
     missing from its file are left out, as BFCL's partial evaluation does, and counted)."""
     files = result_files(path)
-    skipped = sorted(c for c in files if c not in SUPPORTED)
-    wanted = [c for c in SUPPORTED if c in files]
+    known = scored_categories(bench.options)
+    skipped = sorted(c for c in files if c not in known)
+    wanted = [c for c in known if c in files]
     if not wanted:
         raise OptionError(f"bfcl: none of the result files is of a supported category "
                           f"({', '.join(skipped)})")
@@ -102,10 +109,10 @@ def write_score_files(records: list[dict[str, Any]], metrics: dict[str, Any], ou
     and total counts), then one line per invalid entry (id, error, error_type)."""
     out.mkdir(parents=True, exist_ok=True)
     for category, m in metrics.items():
-        if category not in SUPPORTED:
+        if category not in SUPPORTED and category != "format_sensitivity":
             continue
         lines = [{"accuracy": m["accuracy"], "correct_count": m["correct"],
-                  "total_count": m["total"]}]
+                  "total_count": m["total"], **header_extra(m)}]
         lines += [_score_line(category, r["id"], r["scores"]) for r in records
                   if r["meta"]["split"] == category and not r["scores"]["valid"]]
         (out / f"{PREFIX}_{category}_score.json").write_text(
@@ -170,8 +177,8 @@ def entry_index(entry_id: str) -> int:
 def write_results(run_dir: Path, out: Path | None) -> Path:
     """The run as BFCL result files under ``out`` (default ``<run>/bfcl``); returns the
     model folder written."""
-    target = (Path(out) if out is not None else Path(run_dir) / "bfcl") / BFCL_MODEL.replace(
-        "/", "_")
+    target = (Path(out) if out is not None else Path(run_dir) / "bfcl") / export_model(
+        Path(run_dir), BFCL_MODEL).replace("/", "_")
     for category, lines in run_results(Path(run_dir)).items():
         folder = target / group_of(category)
         folder.mkdir(parents=True, exist_ok=True)
