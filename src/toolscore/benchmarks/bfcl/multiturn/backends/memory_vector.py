@@ -24,13 +24,19 @@ from toolscore.benchmarks.bfcl.release import constant
 
 _lock = threading.Lock()
 _embedder: Any = None
+#: text -> its vector: every entry of a scenario reloads the same memory, so the same texts
+#: come back many times (a vector depends on its text alone)
+_vectors_cache: dict[str, np.ndarray] = {}
+_CACHE_SIZE = 8192
 
 
 def set_embedder(embedder: Any) -> None:
     """Use ``embedder`` (anything with ``embed(texts) -> array``) instead of all-MiniLM-L6-v2,
     e.g. a non-semantic one in tests; ``None`` goes back to the default."""
     global _embedder
-    _embedder = embedder
+    with _lock:
+        _embedder = embedder
+        _vectors_cache.clear()
 
 
 def embedder() -> Any:
@@ -52,8 +58,21 @@ def _vectors(texts: list[Any]) -> np.ndarray:
         if not isinstance(text, str):
             raise ValueError(f"Unsupported input type: {type(text).__name__}. Expected one of: "
                              "str, dict, PIL.Image.Image, np.ndarray, torch.Tensor")
-    # toolscore's embedders return unit vectors already, as BFCL asks its encoder to
-    return np.asarray(embedder().embed(list(texts)), dtype=np.float32)
+    found: dict[str, np.ndarray] = {}
+    for text in texts:
+        vector = _vectors_cache.get(text)
+        if vector is not None:
+            found[text] = vector
+    missing = [t for t in dict.fromkeys(texts) if t not in found]
+    if missing:
+        # toolscore's embedders return unit vectors already, as BFCL asks its encoder to
+        new = np.asarray(embedder().embed(missing), dtype=np.float32)
+        found.update(zip(missing, new, strict=True))
+        with _lock:
+            if len(_vectors_cache) + len(missing) > _CACHE_SIZE:
+                _vectors_cache.clear()
+            _vectors_cache.update(zip(missing, new, strict=True))
+    return np.stack([found[t] for t in texts])
 
 
 def _count(top_k: Any, size: int) -> int:

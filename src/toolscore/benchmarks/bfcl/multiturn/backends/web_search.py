@@ -31,7 +31,7 @@ from typing import Any
 from toolscore.benchmarks.bfcl.multiturn.backend import Backend
 
 ENV = "TOOLSCORE_BFCL_WEB_SEARCH"
-SEARCH_URL = "https://serpapi.com/search.json"
+SEARCH_URL = "https://serpapi.com/search"
 _allowed = False
 
 _HEADERS = {
@@ -136,7 +136,7 @@ class WebSearchAPI(Backend):
     def search_engine_query(self, keywords: str, max_results: int | None = 10,
                             region: str | None = "wt-wt") -> Any:
         params = {"engine": "duckduckgo", "q": keywords, "kl": region,
-                  "api_key": os.getenv("SERPAPI_API_KEY")}
+                  "api_key": os.getenv("SERPAPI_API_KEY"), "output": "json"}
         backoff = 2.0
         while True:
             try:
