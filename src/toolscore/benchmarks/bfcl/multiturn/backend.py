@@ -25,6 +25,10 @@ BACKENDS: dict[str, str] = {
     "TradingBot": f"{_PACKAGE}.trading:TradingBot",
     "TravelAPI": f"{_PACKAGE}.travel:TravelAPI",
     "VehicleControlAPI": f"{_PACKAGE}.vehicle:VehicleControlAPI",
+    "MemoryAPI_kv": f"{_PACKAGE}.memory_kv:MemoryAPI_kv",
+    "MemoryAPI_vector": f"{_PACKAGE}.memory_vector:MemoryAPI_vector",
+    "MemoryAPI_rec_sum": f"{_PACKAGE}.memory_rec_sum:MemoryAPI_rec_sum",
+    "WebSearchAPI": f"{_PACKAGE}.web_search:WebSearchAPI",
 }
 
 
