@@ -253,10 +253,11 @@ class BFCLBenchmark(Benchmark):
     # -- report view -------------------------------------------------------------------------
     @classmethod
     def summary_output(cls, output: Any) -> Any:
-        """A multi-turn output without its turns (the figures read the scores alone); a
-        single-turn output as it is."""
+        """A multi-turn or agentic output without its turns (the figures read the scores
+        alone); a single-turn output as it is."""
         if isinstance(output, dict) and "executions" in output:
-            return {k: v for k, v in output.items() if k not in ("result", "executions")}
+            return {k: v for k, v in output.items()
+                    if k not in ("result", "executions", "prereq")}
         return output
 
     @classmethod
