@@ -75,13 +75,17 @@ async def _play_entry(data_dir: Path, entry: dict[str, Any], model: Any, epoch: 
     from toolscore.benchmarks.bfcl.multiturn import memory
     from toolscore.benchmarks.bfcl.multiturn.execute import World
 
+    from toolscore.benchmarks.bfcl.multiturn.backends.memory_base import MemoryBackend
+
     entry = dict(entry)
     backend = None
     if snapshots is not None:
         entry["initial_config"] = snapshots.config(entry)
     world = World(entry)
     if memory.is_memory(str(entry["id"])):
-        backend = world.instances[entry["involved_classes"][0]]
+        instance = world.instances[entry["involved_classes"][0]]
+        assert isinstance(instance, MemoryBackend)
+        backend = instance
     turns = memory.with_system_prompts(entry, backend)
     steps = [[{"content": text}] for text in replies]
     played = await episode.play(entry, _documents(data_dir, entry), {}, model,
