@@ -12,7 +12,9 @@ import pytest
 from support.data import dataset
 
 from toolscore.benchmarks.bfcl.benchmark import BFCLBenchmark, BFCLOptions
-from toolscore.runs.api import evaluate
+from toolscore.benchmarks.bfcl.data import read_lines
+from toolscore.benchmarks.bfcl.results import write_results
+from toolscore.runs.api import evaluate, score_files
 from toolscore.types import Message, Reply, ToolCall, Usage
 
 
@@ -88,3 +90,30 @@ def test_questions_wait_for_their_whole_chain_and_start_from_its_memory() -> Non
         answer = output["result"][0][-1]
         assert all(f"fact_{k}" in answer for k in range(len(chain)))
         assert f"fact_{len(chain)}" not in answer  # questions never save
+
+
+def test_export_files_memory_as_bfcl_and_scores_back(memory_run: Path, tmp_path: Path) -> None:
+    model = write_results(memory_run, tmp_path)
+    folder = model / "agentic" / "memory" / "kv"
+    answers = read_lines(folder / "BFCL_v4_memory_kv_result.json")
+    prereqs = read_lines(folder / "BFCL_v4_memory_kv_prereq_result.json")
+    assert len(answers) == 155 and answers[0]["id"] == "memory_kv_0-customer-0"
+    assert all("_prereq_" in p["id"] for p in prereqs) and len(prereqs) > 5
+    doc = score_files("bfcl", tmp_path, data=dataset("bfcl"), out=tmp_path / "score")
+    assert doc["metrics"]["memory_kv"] == {"accuracy": 1.0, "correct": 155, "total": 155}
+    assert doc["config"]["benchmark_config"]["skipped_categories"] == ["memory_kv_prereq"]
+
+
+def test_agentic_score_lines_are_bfcls() -> None:
+    from toolscore.benchmarks.bfcl.results import _score_line
+
+    line = _score_line("memory_kv", "memory_kv_0-customer-0", {
+        "errors": ["None of the expected answers were found in the model response."],
+        "error_type": "agentic:answer_not_found"})
+    assert line["error"] == {"error_message": "None of the expected answers were found in the "
+                             "model response.", "error_type": "agentic:answer_not_found"}
+    line = _score_line("web_search_base", "web_search_base_0", {
+        "errors": ["Cannot find the last chat message that is not a function call."],
+        "error_type": "agentic:no_last_message"})
+    assert line["error"]["error_message"] == [
+        "Cannot find the last chat message that is not a function call."]
