@@ -73,9 +73,8 @@ async def _play_entry(data_dir: Path, entry: dict[str, Any], model: Any, epoch: 
                       snapshots: Any, replies: list[str]) -> tuple[Any, episode.Played]:
     """One agentic entry played on its own world; ``replies`` the oracle's text per turn."""
     from toolscore.benchmarks.bfcl.multiturn import memory
-    from toolscore.benchmarks.bfcl.multiturn.execute import World
-
     from toolscore.benchmarks.bfcl.multiturn.backends.memory_base import MemoryBackend
+    from toolscore.benchmarks.bfcl.multiturn.execute import World
 
     entry = dict(entry)
     backend = None

@@ -29,8 +29,8 @@ from toolscore.benchmarks.bfcl.categories import (
     ALL,
     GROUPS,
     NON_SCORING,
-    SINGLE_TURN,
     RUNNABLE,
+    SINGLE_TURN,
     SUPPORTED,
     language,
 )
