@@ -6,8 +6,8 @@ it; for a multi-turn entry, per turn, the raw output of each step; for an agenti
 one such turn) and its evaluator reads them back. A memory category's files are in
 ``agentic/memory/<backend>/``, its prerequisite conversations in a file of their own
 (``BFCL_v4_<category>_prereq_result.json``, never scored). ``score_result_files`` scores
-such files with toolscore's scorer; the export format ``bfcl`` writes a toolscore run as such files, so BFCL's own evaluator can check the
-run:
+such files with toolscore's scorer; the export format ``bfcl`` writes a toolscore run as
+such files, so BFCL's own evaluator can check the run:
 
     toolscore export RUN --format bfcl --out DIR
     bfcl evaluate --model openbmb/MiniCPM-SALA-FC --result-dir DIR ...
