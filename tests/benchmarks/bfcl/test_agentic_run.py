@@ -117,3 +117,38 @@ def test_agentic_score_lines_are_bfcls() -> None:
         "error_type": "agentic:no_last_message"})
     assert line["error"]["error_message"] == [
         "Cannot find the last chat message that is not a function call."]
+
+
+def test_web_search_runs_only_with_the_opt_in_and_a_key(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    from toolscore.benchmarks.options import OptionError
+
+    with pytest.raises(OptionError, match="-T web_search=true"):
+        BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=["web_search"]))
+    bench = BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=["web_search_no_snippet"],
+                                                       web_search=True))
+    samples = bench.samples()
+    assert len(samples) == 100 and samples[0].id == "web_search_no_snippet_0"
+    assert samples[0].data["entry"]["initial_config"] == {
+        "WebSearchAPI": {"show_snippet": False}}
+    assert samples[0].data["answer"]["ground_truth"]
+    monkeypatch.delenv("SERPAPI_API_KEY", raising=False)
+    with pytest.raises(OptionError, match="SERPAPI_API_KEY"):
+        bench.check()
+
+
+def test_summary_line_says_what_counts_zero() -> None:
+    metrics = {"memory_kv": {}, "memory_vector": {}, "memory_rec_sum": {},
+               "web_search_base": {}, "web_search_no_snippet": {},
+               "bfcl": {"overall": "40.00%", "agentic": "100.00%"}}
+    (line,) = BFCLBenchmark.summary_lines(metrics)
+    assert line.endswith("(multi-turn is not run: it counts 0 in overall, as in BFCL)")
+
+
+def test_a_memory_record_reads_as_its_conversation(memory_run: Path) -> None:
+    bench = BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=["memory_kv"]))
+    record = json.loads((memory_run / "samples.jsonl").read_text().splitlines()[0])
+    view = bench.record_view(record)
+    assert view["summary"] == "valid"
+    assert [m["role"] for m in view["messages"]] == ["user", "assistant"]
+    assert "prereq" not in BFCLBenchmark.summary_output(record["output"])

@@ -287,12 +287,19 @@ class BFCLBenchmark(Benchmark):
                                             for name in FIGURES if name in shown)
         run = [c for c in MULTI_TURN if c in metrics]
         agentic = [c for c in AGENTIC if c in metrics]
-        if len(run) == len(MULTI_TURN) and not agentic:
+        full_mt, full_agentic = len(run) == len(MULTI_TURN), len(agentic) == len(AGENTIC)
+        if full_mt and full_agentic:
+            return [*format_sensitivity.summary_lines(metrics), line]
+        if full_mt and not agentic:
             note = "agentic is not run: it counts 0 in overall"
         elif run and not agentic:
             note = "agentic and the multi-turn categories not run count 0 in overall"
         elif not run and not agentic:
             note = "multi-turn and agentic are not run: they count 0 in overall"
+        elif not run and full_agentic:
+            note = "multi-turn is not run: it counts 0 in overall"
+        elif full_mt:
+            note = "the agentic categories not run count 0 in overall"
         else:
             note = "the multi-turn and agentic categories not run count 0 in overall"
         return [*format_sensitivity.summary_lines(metrics), f"{line} ({note}, as in BFCL)"]
