@@ -150,5 +150,6 @@ def test_a_memory_record_reads_as_its_conversation(memory_run: Path) -> None:
     record = json.loads((memory_run / "samples.jsonl").read_text().splitlines()[0])
     view = bench.record_view(record)
     assert view["summary"] == "valid"
-    assert [m["role"] for m in view["messages"]] == ["user", "assistant"]
+    assert [m["role"] for m in view["messages"]] == ["system", "user", "assistant"]
+    assert "final answer to the user" in view["messages"][0]["content"]
     assert "prereq" not in BFCLBenchmark.summary_output(record["output"])

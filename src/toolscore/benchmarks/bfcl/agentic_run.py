@@ -12,13 +12,15 @@ Snapshots`, one per category and epoch; questions never save). Different scenari
 and the questions once their chain is done, run concurrently. Prerequisites are never scored.
 
 What a question's output holds: its result (one turn of raw step outputs, what BFCL's checker
-reads), the call results, whether the step limit cut it short, and the ids of the
-prerequisites it waited for; the first question of each scenario (in the data's order) also
-holds the whole chain as played (``prereq``: id, result, call results per prerequisite; what
-BFCL keeps in its ``<category>_prereq`` result file). Rescoring needs the question's result
-alone. A resumed run that still has questions of a scenario to play plays that scenario's
-chain again (the memory the earlier questions started from is not stored), and a chain that
-fails is played again by the next question that needs it.
+reads), the call results, whether the step limit cut it short, the messages its turn opened
+with (``said``: BFCL's system prompts, with the memory the question started from, and the
+question), and the ids of the prerequisites it waited for; the first question of each
+scenario (in the data's order) also holds the whole chain as played (``prereq``: id, result,
+call results per prerequisite; what BFCL keeps in its ``<category>_prereq`` result file).
+Rescoring needs the question's result alone. A resumed run that still has questions of a
+scenario to play plays that scenario's chain again (the memory earlier questions started from
+is kept only as the text of their prompt), and a chain that fails is played again by the next
+question that needs it.
 
 The ``oracle`` model answers each question with its first possible answer, as a text (it makes
 no call); on a prerequisite it answers each turn with a text and makes no call, so the memory
@@ -70,7 +72,8 @@ def _documents(data_dir: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def _play_entry(data_dir: Path, entry: dict[str, Any], model: Any, epoch: int,
-                      snapshots: Any, replies: list[str]) -> tuple[Any, episode.Played]:
+                      snapshots: Any, replies: list[str]
+                      ) -> tuple[Any, list[list[dict[str, Any]]], episode.Played]:
     """One agentic entry played on its own world; ``replies`` the oracle's text per turn."""
     from toolscore.benchmarks.bfcl.multiturn import memory
     from toolscore.benchmarks.bfcl.multiturn.backends.memory_base import MemoryBackend
@@ -90,7 +93,7 @@ async def _play_entry(data_dir: Path, entry: dict[str, Any], model: Any, epoch: 
     played = await episode.play(entry, _documents(data_dir, entry), {}, model,
                                 prompting.generate_config(epoch), steps, world=world,
                                 turns=turns)
-    return backend, played
+    return backend, turns, played
 
 
 class Chains:
@@ -114,8 +117,8 @@ class Chains:
         out = []
         for entry in chain:
             replies = [END_OF_TURN] * len(entry["question"])
-            backend, played = await _play_entry(data_dir, entry, model, epoch, snapshots,
-                                                replies)
+            backend, _, played = await _play_entry(data_dir, entry, model, epoch, snapshots,
+                                                   replies)
             snapshots.save(entry, backend)  # even when the step limit cut it short
             out.append({"id": entry["id"], "result": played.result,
                         "executions": played.executions, "forced_quit": played.forced_quit})
@@ -148,9 +151,9 @@ async def run_sample(data_dir: Path, chains: Chains, sample: Sample, model: Any,
         if sample.data.get("records_chain"):
             out["prereq"] = chain
     truth = sample.data["answer"]["ground_truth"]
-    _, played = await _play_entry(data_dir, entry, model, epoch, snapshots,
-                                  [str(truth[0]) if truth else ""])
-    out.update({"result": played.result, "executions": played.executions,
+    _, turns, played = await _play_entry(data_dir, entry, model, epoch, snapshots,
+                                         [str(truth[0]) if truth else ""])
+    out.update({"said": turns, "result": played.result, "executions": played.executions,
                 "forced_quit": played.forced_quit})
     return out
 

@@ -257,7 +257,7 @@ class BFCLBenchmark(Benchmark):
         alone); a single-turn output as it is."""
         if isinstance(output, dict) and "executions" in output:
             return {k: v for k, v in output.items()
-                    if k not in ("result", "executions", "prereq")}
+                    if k not in ("result", "executions", "prereq", "said")}
         return output
 
     @classmethod
@@ -340,6 +340,8 @@ class BFCLBenchmark(Benchmark):
             entry = sample.data["entry"]
             if out.get("protocol") == "free-running":
                 out = as_played(out)
+            if isinstance(out.get("said"), list):  # an agentic question: as it was sent
+                entry = {**entry, "question": out["said"]}
             turns = multi_turn_view(entry, self.documents(entry)[1], out,
                                     episode.added_functions_prompt)
             if s.get("errors"):
