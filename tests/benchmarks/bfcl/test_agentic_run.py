@@ -101,7 +101,7 @@ def test_export_files_memory_as_bfcl_and_scores_back(memory_run: Path, tmp_path:
     assert all("_prereq_" in p["id"] for p in prereqs) and len(prereqs) > 5
     doc = score_files("bfcl", tmp_path, data=dataset("bfcl"), out=tmp_path / "score")
     assert doc["metrics"]["memory_kv"] == {"accuracy": 1.0, "correct": 155, "total": 155}
-    assert doc["config"]["benchmark_config"]["skipped_categories"] == ["memory_kv_prereq"]
+    assert doc["config"]["benchmark_config"]["skipped_categories"] == []
 
 
 def test_agentic_score_lines_are_bfcls() -> None:

@@ -81,7 +81,8 @@ def score_result_files(bench: Any, path: Path, out: Path | None = None) -> dict[
     missing from its file are left out, as BFCL's partial evaluation does, and counted)."""
     files = result_files(path)
     known = scored_categories(bench.options)
-    skipped = sorted(c for c in files if c not in known)
+    # a memory category's prerequisites are never scored (BFCL's evaluator passes them by too)
+    skipped = sorted(c for c in files if c not in known and not c.endswith("_prereq"))
     wanted = [c for c in known if c in files]
     if not wanted:
         raise OptionError(f"bfcl: none of the result files is of a supported category "
