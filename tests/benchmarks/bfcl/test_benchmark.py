@@ -53,7 +53,9 @@ def test_samples_are_the_categories_entries_split_by_category() -> None:
 
 def test_unsupported_categories_are_refused_before_anything_runs() -> None:
     with pytest.raises(OptionError, match="not yet supported"):
-        BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=["memory_kv"]))
+        BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=["format_sensitivity"]))
+    with pytest.raises(OptionError, match="-T web_search=true"):
+        BFCLBenchmark(dataset("bfcl"), BFCLOptions(category=["web_search_base"]))
 
 
 def test_oracle_run_scores_and_figures(oracle_run: Path) -> None:

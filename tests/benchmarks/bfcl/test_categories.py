@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from toolscore.benchmarks.bfcl.categories import (
+    AGENTIC,
     LIVE,
+    MEMORY,
     MULTI_TURN,
     NON_LIVE,
     SUPPORTED,
@@ -29,16 +31,24 @@ def test_groups_and_names_repeated_or_comma_separated() -> None:
     assert set(MULTI_TURN) <= set(parse_categories(["all"]))
 
 
-@pytest.mark.parametrize("name", ["memory", "memory_kv", "format_sensitivity", "agentic"])
-def test_named_but_not_yet_supported(name: str) -> None:
+def test_named_but_not_yet_supported() -> None:
     with pytest.raises(OptionError, match="not yet supported by toolscore"):
-        parse_categories([name])
+        parse_categories(["format_sensitivity"])
 
 
-@pytest.mark.parametrize("name", ["web_search", "web_search_base"])
-def test_web_search_says_it_needs_the_internet(name: str) -> None:
-    with pytest.raises(OptionError, match="not yet supported.*internet.*explicit flag"):
+def test_memory_runs_when_named_and_never_by_default() -> None:
+    assert parse_categories(["memory"]) == list(MEMORY)
+    assert parse_categories(["memory_vector,simple_python"]) == ["simple_python",
+                                                                 "memory_vector"]
+    assert not set(AGENTIC) & set(parse_categories(["all"]))
+
+
+@pytest.mark.parametrize("name", ["web_search", "web_search_base", "agentic"])
+def test_web_search_needs_the_runs_opt_in(name: str) -> None:
+    with pytest.raises(OptionError, match="internet.*off by default.*-T web_search=true"):
         parse_categories([name])
+    assert set(parse_categories([name], web_search=True)) <= set(AGENTIC)
+    assert parse_categories(["agentic"], web_search=True) == list(AGENTIC)
 
 
 def test_unknown_names_are_refused() -> None:

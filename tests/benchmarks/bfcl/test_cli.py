@@ -39,7 +39,7 @@ def test_run_export_and_score_the_result_files(tmp_path: Path) -> None:
 def test_unsupported_category_is_one_line(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["run", "bfcl", "--model", "oracle", "--data",
                                     str(dataset("bfcl")), "--out", str(tmp_path / "r"),
-                                    "--category", "memory"])
+                                    "--category", "format_sensitivity"])
     assert done.exit_code != 0
     assert "not yet supported by toolscore" in done.output
     assert "Traceback" not in done.output

@@ -7,7 +7,10 @@ judged by toolscore's implementation of BFCL's checker
 (:func:`toolscore.benchmarks.bfcl.checker.check_entry`). A multi-turn entry is played turn by
 turn on BFCL's stateful backends as the same handler plays it (``episode``) and judged by
 BFCL's multi-turn checker
-(:func:`toolscore.benchmarks.bfcl.multiturn.checker.check_multi_turn`). The run's figures
+(:func:`toolscore.benchmarks.bfcl.multiturn.checker.check_multi_turn`). An agentic question
+(memory, web search; named explicitly, web search only with ``-T web_search=true``) is played
+the same way, after its memory prerequisites (``agentic_run``), and judged by BFCL's agentic
+checker (:func:`toolscore.benchmarks.bfcl.agentic.check_agentic`). The run's figures
 are BFCL's: per-category accuracy and the leaderboard summary (``summary``). A run can be
 written as BFCL's own result files (export format ``bfcl``), and BFCL's result files scored
 (``toolscore score bfcl --predictions DIR``), multi-turn ones included.
@@ -21,8 +24,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolscore.benchmarks.base import Benchmark, Breakdown, Column, IntervalMetric, Sample, option
-from toolscore.benchmarks.bfcl import episode, format_sensitivity, prompting, prompting_mode
-from toolscore.benchmarks.bfcl.categories import MULTI_TURN, SUPPORTED, parse_categories
+from toolscore.benchmarks.bfcl import (
+    agentic_run,
+    episode,
+    format_sensitivity,
+    prompting,
+    prompting_mode,
+)
+from toolscore.benchmarks.bfcl.categories import (
+    AGENTIC,
+    MULTI_TURN,
+    RUNNABLE,
+    SUPPORTED,
+    is_agentic,
+    parse_categories,
+)
 from toolscore.benchmarks.bfcl.data import class_documents, load_category
 from toolscore.benchmarks.bfcl.dataset import SOURCE
 from toolscore.benchmarks.bfcl.decode import raw_result, try_decode
@@ -45,9 +61,9 @@ FREE_RUNNING_LABEL = ("free-running (an agent's own loop on BFCL's multi-turn wo
 @dataclass
 class BFCLOptions:
     category: list[str] = option(list, "Categories or groups as BFCL names them (repeatable or "
-                                 "comma-separated), e.g. simple_python, live, multi_turn; "
-                                 "default: every supported category (single-turn and "
-                                 "multi-turn).")
+                                 "comma-separated), e.g. simple_python, live, multi_turn, "
+                                 "memory; default: the single-turn and multi-turn "
+                                 "categories (memory and web search run only when named).")
     mode: Mode = option("reference", "reference: requests, decoding and scoring as BFCL's "
                         "OpenAI function-calling handler and evaluator do them.")
     protocol: Protocol = option(
@@ -62,6 +78,10 @@ class BFCLOptions:
         "prompting: the functions are described in BFCL's system prompt and the calls are "
         "decoded from the reply text (BFCL's prompting handler; Python categories, and "
         "format_sensitivity, which runs only in this mode).")
+    web_search: bool = option(
+        False, "Opt in to the web search categories (web_search_base, web_search_no_snippet): "
+        "they reach the internet (SerpAPI search with SERPAPI_API_KEY, page fetches). Off by "
+        "default: without it they are refused.")
 
 
 class BFCLBenchmark(Benchmark):
@@ -90,13 +110,15 @@ class BFCLBenchmark(Benchmark):
                 self.options.category or prompting_mode.default_categories())
         else:
             self.categories = parse_categories(self.options.category
-                                               or (MULTI_TURN if free else SUPPORTED))
+                                               or (MULTI_TURN if free else SUPPORTED),
+                                               web_search=self.options.web_search)
         if free and set(self.categories) - set(MULTI_TURN):
             raise OptionError("bfcl: the free-running protocol plays multi-turn entries only "
                               f"(categories {', '.join(MULTI_TURN)})")
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self._samples: list[Sample] | None = None
         self._by_id: dict[str, Sample] | None = None
+        self._chains = agentic_run.Chains()
 
     def config(self) -> dict[str, Any]:
         cfg = prompting.generate_config()
@@ -131,12 +153,21 @@ class BFCLBenchmark(Benchmark):
                 if category == prompting_mode.FORMAT_SENSITIVITY:
                     out += format_sensitivity.samples(self.data_dir)
                     continue
+                if is_agentic(category):
+                    out += agentic_run.samples(self.data_dir, category)
+                    continue
                 for entry, answer in load_category(self.data_dir, category):
                     out.append(Sample(str(entry["id"]), {"category": category, "entry": entry,
                                                          "answer": answer},
                                       {"split": category}))
             self._samples = out
         return self._samples
+
+    def check(self) -> None:
+        """The data, then what the agentic categories need (the web search opt-in and key,
+        the memory_vector embedder), each a one-line error before the first model call."""
+        super().check()
+        agentic_run.check(list(self.categories), self.options.web_search)
 
     # -- protocol ----------------------------------------------------------------------------
     async def run_sample(self, sample: Sample, model: Any, epoch: int) -> dict[str, Any]:
@@ -151,6 +182,11 @@ class BFCLBenchmark(Benchmark):
             return dict(await play(self, sample, model, epoch))
         if category in MULTI_TURN:
             return await self._play(sample, model, epoch)
+        if is_agentic(category):
+            if self.data_dir is None:
+                raise DataError("bfcl: no data folder")
+            return await agentic_run.run_sample(self.data_dir, self._chains, sample, model,
+                                                epoch)
         with reference(oracle_steps(category, entry, sample.data["answer"])):
             reply = await model.generate(prompting.messages(entry),
                                          prompting.tools(entry, category),
@@ -180,6 +216,8 @@ class BFCLBenchmark(Benchmark):
         if self.options.handler == "prompting":
             return prompting_mode.score(output, sample)
         category = sample.data["category"]
+        if is_agentic(category):
+            return agentic_run.score(output, sample)
         if category in MULTI_TURN:
             from toolscore.benchmarks.bfcl.multiturn.checker import check_multi_turn
             from toolscore.benchmarks.bfcl.serving import as_played
@@ -215,16 +253,17 @@ class BFCLBenchmark(Benchmark):
     # -- report view -------------------------------------------------------------------------
     @classmethod
     def summary_output(cls, output: Any) -> Any:
-        """A multi-turn output without its turns (the figures read the scores alone); a
-        single-turn output as it is."""
+        """A multi-turn or agentic output without its turns (the figures read the scores
+        alone); a single-turn output as it is."""
         if isinstance(output, dict) and "executions" in output:
-            return {k: v for k, v in output.items() if k not in ("result", "executions")}
+            return {k: v for k, v in output.items()
+                    if k not in ("result", "executions", "prereq", "said")}
         return output
 
     @classmethod
     def headline_rows(cls, metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """The categories in BFCL's order, then the summary figures in the leaderboard's."""
-        order = [*SUPPORTED, prompting_mode.FORMAT_SENSITIVITY, *FIGURES]
+        order = [*RUNNABLE, prompting_mode.FORMAT_SENSITIVITY, *FIGURES]
         return {k: metrics[k] for k in order if isinstance(metrics.get(k), dict)}
 
     @classmethod
@@ -234,7 +273,7 @@ class BFCLBenchmark(Benchmark):
         shown = metrics.get("bfcl") or {}
         out: dict[str, Any] = {name.replace("_", "-"): shown[name]
                                for name in FIGURES if name in shown}
-        for category in SUPPORTED:
+        for category in RUNNABLE:
             if category in shown:
                 out[category] = shown[category]
         return out
@@ -247,12 +286,22 @@ class BFCLBenchmark(Benchmark):
         line = "BFCL summary: " + ", ".join(f"{name.replace('_', '-')} {shown[name]}"
                                             for name in FIGURES if name in shown)
         run = [c for c in MULTI_TURN if c in metrics]
-        if len(run) == len(MULTI_TURN):
+        agentic = [c for c in AGENTIC if c in metrics]
+        full_mt, full_agentic = len(run) == len(MULTI_TURN), len(agentic) == len(AGENTIC)
+        if full_mt and full_agentic:
+            return [*format_sensitivity.summary_lines(metrics), line]
+        if full_mt and not agentic:
             note = "agentic is not run: it counts 0 in overall"
-        elif run:
+        elif run and not agentic:
             note = "agentic and the multi-turn categories not run count 0 in overall"
-        else:
+        elif not run and not agentic:
             note = "multi-turn and agentic are not run: they count 0 in overall"
+        elif not run and full_agentic:
+            note = "multi-turn is not run: it counts 0 in overall"
+        elif full_mt:
+            note = "the agentic categories not run count 0 in overall"
+        else:
+            note = "the multi-turn and agentic categories not run count 0 in overall"
         return [*format_sensitivity.summary_lines(metrics), f"{line} ({note}, as in BFCL)"]
 
     @classmethod
@@ -284,12 +333,15 @@ class BFCLBenchmark(Benchmark):
         if self._by_id is None:
             self._by_id = {x.id: x for x in self.samples()}
         sample = self._by_id.get(str(record.get("id")))
-        if sample is not None and sample.data["category"] in MULTI_TURN:
+        if sample is not None and (sample.data["category"] in MULTI_TURN
+                                   or is_agentic(sample.data["category"])):
             from toolscore.benchmarks.bfcl.serving import as_played
 
             entry = sample.data["entry"]
             if out.get("protocol") == "free-running":
                 out = as_played(out)
+            if isinstance(out.get("said"), list):  # an agentic question: as it was sent
+                entry = {**entry, "question": out["said"]}
             turns = multi_turn_view(entry, self.documents(entry)[1], out,
                                     episode.added_functions_prompt)
             if s.get("errors"):

@@ -1,10 +1,12 @@
 """BFCL v4's test categories and the groups its command line names, and which of them
-toolscore runs today (the single-turn and multi-turn ones; not yet the agentic ones).
+toolscore runs: the single-turn and multi-turn ones by default, the memory ones when named
+(``memory``, ``memory_kv``...), the web search ones only with an explicit opt-in (they reach
+the internet).
 
 A category is named as BFCL names it (``simple_python``, ``live_multiple``...); a group
 (``non_live``, ``live``, ``multi_turn``, ``all``...) stands for its categories. Every category
-is known, so a name BFCL takes is never "unknown" here: those toolscore cannot run yet are
-refused in one line.
+is known, so a name BFCL takes is never "unknown" here: those toolscore cannot run are refused
+in one line.
 """
 
 from __future__ import annotations
@@ -37,8 +39,14 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "memory": MEMORY, "web_search": WEB_SEARCH, "agentic": AGENTIC,
 }
 
-#: what toolscore runs and scores today
+#: what a run without categories runs (the agentic categories only when named)
 SUPPORTED = SINGLE_TURN + MULTI_TURN
+#: everything toolscore runs and scores, in BFCL's order
+RUNNABLE = SUPPORTED + AGENTIC
+#: the benchmark option that opts in to the web search categories
+WEB_SEARCH_OPT_IN = ("bfcl: the web search categories reach the internet (SerpAPI search, "
+                     "page fetches) and are off by default: opt in with -T web_search=true "
+                     "(and a SerpAPI key in SERPAPI_API_KEY)")
 #: groups that stand for supported and unsupported categories alike: asking for one runs its
 #: supported part (``all`` is BFCL's default and means "everything toolscore can run")
 PARTIAL_GROUPS = ("all", "all_scoring")
@@ -63,19 +71,23 @@ def category_of(entry_id: str) -> str:
     return entry_id.split(":")[0].rsplit("_", 1)[0]
 
 
+def is_agentic(category: str) -> bool:
+    return category in AGENTIC
+
+
 def _refusal(name: str) -> str:
-    extra = (" (it also needs the internet; it will be offered behind an explicit flag)"
-             if name in WEB_SEARCH or name == "web_search" else "")
+    extra = ""
     if name in NON_SCORING:
         extra = (" in function-calling mode (BFCL runs it for prompting models: "
                  "-T handler=prompting)")
     return f"bfcl: category {name!r} is not yet supported by toolscore{extra}"
 
 
-def parse_categories(values: Iterable[str]) -> list[str]:
-    """The supported categories named by ``values`` (categories or groups, each value
-    possibly comma-separated), in BFCL's order; a category or group toolscore cannot run yet
-    is refused in one line, an unknown name too."""
+def parse_categories(values: Iterable[str], *, web_search: bool = False) -> list[str]:
+    """The categories named by ``values`` (categories or groups, each value possibly
+    comma-separated), in BFCL's order; a category or group toolscore cannot run is refused in
+    one line, an unknown name too, and a web search category unless ``web_search`` (the
+    run's opt-in)."""
     wanted: set[str] = set()
     for value in values:
         for name in (v.strip() for v in str(value).split(",")):
@@ -83,11 +95,18 @@ def parse_categories(values: Iterable[str]) -> list[str]:
                 continue
             if name in GROUPS:
                 members = GROUPS[name]
-                if name not in PARTIAL_GROUPS and not set(members) & set(SUPPORTED):
+                if name in PARTIAL_GROUPS:
+                    wanted.update(m for m in members if m in SUPPORTED)
+                    continue
+                if set(members) & set(WEB_SEARCH) and not web_search:
+                    raise OptionError(WEB_SEARCH_OPT_IN)
+                if not set(members) & set(RUNNABLE):
                     raise OptionError(_refusal(name))
-                wanted.update(m for m in members if m in SUPPORTED)
+                wanted.update(m for m in members if m in RUNNABLE)
             elif name in ALL:
-                if name not in SUPPORTED:
+                if name in WEB_SEARCH and not web_search:
+                    raise OptionError(WEB_SEARCH_OPT_IN)
+                if name not in RUNNABLE:
                     raise OptionError(_refusal(name))
                 wanted.add(name)
             else:
@@ -95,4 +114,4 @@ def parse_categories(values: Iterable[str]) -> list[str]:
                                   f"{', '.join(ALL)}; groups: {', '.join(GROUPS)})")
     if not wanted:
         raise OptionError("bfcl: no category given")
-    return [c for c in SUPPORTED if c in wanted]
+    return [c for c in RUNNABLE if c in wanted]

@@ -20,6 +20,8 @@ FUNC_DOC_FILES = {
     "MessageAPI": "message_api.json", "TwitterAPI": "posting_api.json",
     "TicketAPI": "ticket_api.json", "TradingBot": "trading_bot.json",
     "TravelAPI": "travel_booking.json", "VehicleControlAPI": "vehicle_control.json",
+    "MemoryAPI_kv": "memory_kv.json", "MemoryAPI_vector": "memory_vector.json",
+    "MemoryAPI_rec_sum": "memory_rec_sum.json", "WebSearchAPI": "web_search.json",
 }
 
 

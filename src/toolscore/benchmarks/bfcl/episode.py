@@ -65,18 +65,22 @@ def _decoded(raw: Any) -> list[str] | None:
 
 async def play(entry: dict[str, Any], documents: list[dict[str, Any]],
                held: dict[int, list[dict[str, Any]]], model: Any, config: GenerateConfig,
-               steps: list[list[dict[str, Any]]] | None = None) -> Played:
-    """Play ``entry`` with ``model``; ``steps`` (per turn) is what the ``oracle`` replays."""
+               steps: list[list[dict[str, Any]]] | None = None, *, world: Any = None,
+               turns: list[list[dict[str, Any]]] | None = None) -> Played:
+    """Play ``entry`` with ``model``; ``steps`` (per turn) is what the ``oracle`` replays.
+    ``world`` the entry's world when the caller built it (default: a new one); ``turns`` the
+    messages each turn adds (default: the entry's questions)."""
     from toolscore.benchmarks.bfcl.multiturn.execute import World
     from toolscore.models.scripted.oracle import reference
 
-    world = World(entry)
+    if world is None:
+        world = World(entry)
     limit = step_limit()
     offered = list(documents)
     tools = prompting.multi_turn_tools(offered)
     messages: list[Message] = []
     played = Played()
-    for turn, said in enumerate(entry["question"]):
+    for turn, said in enumerate(entry["question"] if turns is None else turns):
         if turn in held:
             offered += held[turn]
             tools = prompting.multi_turn_tools(offered)

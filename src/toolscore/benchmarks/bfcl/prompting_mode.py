@@ -29,6 +29,7 @@ from toolscore.benchmarks.bfcl.categories import (
     ALL,
     GROUPS,
     NON_SCORING,
+    RUNNABLE,
     SINGLE_TURN,
     SUPPORTED,
     language,
@@ -79,7 +80,7 @@ def scored_categories(options: Any) -> list[str]:
     """The categories whose result files a benchmark with ``options`` scores."""
     if getattr(options, "handler", "fc") == "prompting":
         return [*default_categories(), FORMAT_SENSITIVITY]
-    return list(SUPPORTED)
+    return list(RUNNABLE)
 
 
 def export_model(run_dir: Path, fc_model: str) -> str:

@@ -2,10 +2,12 @@
 
 BFCL's generation step writes, per model, ``<group>/BFCL_v4_<category>_result.json`` (one JSON
 line per entry: ``{"id", "result", ...}``, ``result`` the raw reply as ``decode`` describes
-it; for a multi-turn entry, per turn, the raw output of each step) and its evaluator reads
-them back. ``score_result_files`` scores such files with toolscore's scorer; the export
-format ``bfcl`` writes a toolscore run as such files, so BFCL's own evaluator can check the
-run:
+it; for a multi-turn entry, per turn, the raw output of each step; for an agentic question,
+one such turn) and its evaluator reads them back. A memory category's files are in
+``agentic/memory/<backend>/``, its prerequisite conversations in a file of their own
+(``BFCL_v4_<category>_prereq_result.json``, never scored). ``score_result_files`` scores
+such files with toolscore's scorer; the export format ``bfcl`` writes a toolscore run as
+such files, so BFCL's own evaluator can check the run:
 
     toolscore export RUN --format bfcl --out DIR
     bfcl evaluate --model openbmb/MiniCPM-SALA-FC --result-dir DIR ...
@@ -26,10 +28,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from toolscore.benchmarks.bfcl.categories import (
+    AGENTIC,
     LIVE,
+    MEMORY,
     MULTI_TURN,
     NON_LIVE,
-    SUPPORTED,
+    RUNNABLE,
+    WEB_SEARCH,
     category_of,
 )
 from toolscore.benchmarks.bfcl.data import PREFIX, read_lines
@@ -50,6 +55,8 @@ def group_of(category: str) -> str:
         return "non_live"
     if category in LIVE:
         return "live"
+    if category.startswith("memory_"):
+        return f"agentic/memory/{category[len('memory_'):].replace('_prereq', '')}"
     return "multi_turn" if category.startswith("multi_turn") else "agentic"
 
 
@@ -74,12 +81,15 @@ def score_result_files(bench: Any, path: Path, out: Path | None = None) -> dict[
     missing from its file are left out, as BFCL's partial evaluation does, and counted)."""
     files = result_files(path)
     known = scored_categories(bench.options)
-    skipped = sorted(c for c in files if c not in known)
+    # a memory category's prerequisites are never scored (BFCL's evaluator passes them by too)
+    skipped = sorted(c for c in files if c not in known and not c.endswith("_prereq"))
     wanted = [c for c in known if c in files]
     if not wanted:
         raise OptionError(f"bfcl: none of the result files is of a supported category "
                           f"({', '.join(skipped)})")
-    scorer = type(bench)(bench.data_dir, replace(bench.options, category=wanted))
+    # scoring web search results reads files only: no opt-in needed
+    opt_in = {"web_search": True} if set(wanted) & set(WEB_SEARCH) else {}
+    scorer = type(bench)(bench.data_dir, replace(bench.options, category=wanted, **opt_in))
     by_id = {s.id: s for s in scorer.samples()}
     records, missing, unknown = [], 0, []
     for category in wanted:
@@ -109,7 +119,7 @@ def write_score_files(records: list[dict[str, Any]], metrics: dict[str, Any], ou
     and total counts), then one line per invalid entry (id, error, error_type)."""
     out.mkdir(parents=True, exist_ok=True)
     for category, m in metrics.items():
-        if category not in SUPPORTED and category != "format_sensitivity":
+        if category not in RUNNABLE and category != "format_sensitivity":
             continue
         lines = [{"accuracy": m["accuracy"], "correct_count": m["correct"],
                   "total_count": m["total"], **header_extra(m)}]
@@ -127,6 +137,12 @@ def _score_line(category: str, entry_id: str, scores: dict[str, Any]) -> dict[st
     """An invalid entry's line; a multi-turn one as BFCL writes it, the error type inside
     ``error`` beside its message (the checker's execution details left out)."""
     errors, error_type = scores["errors"], scores["error_type"]
+    if category in AGENTIC:
+        message: Any = errors[0] if errors else ""
+        if error_type != "agentic:answer_not_found":  # BFCL lists these two messages
+            message = list(errors)
+        return {"id": entry_id, "test_category": category, "valid": False,
+                "error": {"error_message": message, "error_type": error_type}}
     if category in MULTI_TURN:
         message = list(errors) if error_type in _LISTED else (errors[0] if errors else "")
         return {"id": entry_id, "test_category": category, "valid": False,
@@ -163,6 +179,9 @@ def run_results(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
         category = (r.get("output") or {}).get("category") or category_of(sample_id)
         out.setdefault(category, []).append({"id": sample_id,
                                              "result": r["output"].get("result")})
+        if category in MEMORY:
+            out.setdefault(f"{category}_prereq", []).extend(
+                {"id": p["id"], "result": p["result"]} for p in r["output"].get("prereq", []))
     for lines in out.values():
         lines.sort(key=lambda line: entry_index(line["id"]))
     return out
