@@ -137,7 +137,9 @@ def toolscore_side(data: Path, rows: dict[str, list[dict]], repeat: int) -> dict
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=os.path.join(os.environ.get("TOOLSCORE_DATA", ""), "bfcl"))
-    ap.add_argument("--reference-python", default="/work/ref/bfclenv/bin/python")
+    ap.add_argument("--reference-python", default=os.environ.get("BFCL_REFERENCE_PYTHON"),
+                    help="a Python with bfcl-eval 2026.3.23 installed (default: "
+                         "$BFCL_REFERENCE_PYTHON; without it only toolscore is timed)")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     data = Path(args.data)

@@ -30,6 +30,7 @@ from toolscore.report.compare import CONTINUOUS_TESTS
 from toolscore.report.compare_headline import compare_headline_metric
 from toolscore.report.intervals import split_of
 from toolscore.report.leaderboard.metric import LeaderboardError, model_label
+from toolscore.report.leaderboard.metric import cell as make_cell
 from toolscore.report.leaderboard.metric import pick_metric as _pick_metric
 from toolscore.report.leaderboard.metric import split_key as _split_key
 from toolscore.report.overview import overview_of
@@ -125,31 +126,18 @@ def run_cell(run_dir: str | Path, *, metric: str | None = None, split: str | Non
                   "metric": (doc.get("repeats") or {}).get("metric"),
                   "samples": repeats["samples_at_k"].get(k)}
     counts = doc["counts"].get("all", {"samples": 0, "records": 0, "errors": 0})
-    cost = doc.get("cost")
     in_split = [r for r in ok if key is not None and (key == "all" or split_of(r) == key)]
-    return {
-        "run_dir": str(store.path), "benchmark": benchmark, "model": config.get("model"),
-        "model_args": config.get("model_args") or {},
-        "model_label": model_label(str(config.get("model")), config.get("model_args")),
-        "options": config.get("options") or {}, "mode": doc["mode"], "split": key,
-        "metric": None if spec is None else {"label": spec.label, "key": spec.key,
-                                             "kind": spec.kind,
-                                             "higher_is_better": spec.higher_is_better},
-        "value": None if row is None else row["value"],
-        "low": None if row is None else row["low"], "high": None if row is None else row["high"],
-        "n": None if row is None else row["n"], "published": bool(row and row["published"]),
-        "epochs": epochs, "pass_hat_k": pass_k,
-        "noise_floor": None if not pass_k else repeats.get("noise_floor_k_epochs"),
-        "noise_floor_single": None if not pass_k else repeats.get("noise_floor"),
-        "tokens": doc["usage"]["tokens"], "calls": doc["usage"]["calls"],
-        "cost": None if cost is None else cost["total"],
-        "cost_complete": None if cost is None else cost["complete"],
-        "cost_partial_roles": [] if cost is None else sorted(
-            r for r, c in cost["by_role"].items() if c.get("partial") or not c.get("priced")),
-        "records": counts["records"], "errors": counts["errors"], "note": doc["note"],
-        "columns": view.cls.board_columns(store.read_scores() or {}),
-        "_records": in_split, "_spec": spec,
-    }
+    return make_cell(run_dir=str(store.path), benchmark=benchmark, model=config.get("model"),
+                     model_args=config.get("model_args") or {},
+                     options=config.get("options") or {}, mode=doc["mode"], split=key,
+                     spec=spec, row=row, epochs=epochs, pass_k=pass_k,
+                     noise_floor=(repeats or {}).get("noise_floor_k_epochs"),
+                     noise_floor_single=(repeats or {}).get("noise_floor"),
+                     tokens=doc["usage"]["tokens"], calls=doc["usage"]["calls"],
+                     cost=doc.get("cost"), records=counts["records"], errors=counts["errors"],
+                     note=doc["note"],
+                     columns=view.cls.board_columns(store.read_scores() or {}),
+                     finished=in_split)
 
 
 # -- boards ----------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 from toolscore.benchmarks.base import IntervalMetric
 from toolscore.models.prices import Prices
 from toolscore.report.leaderboard.index import NO_MODEL, indexed_runs
-from toolscore.report.leaderboard.metric import model_label, pick_metric, split_key
+from toolscore.report.leaderboard.metric import cell, pick_metric, split_key
 from toolscore.report.usage import cost
 
 
@@ -52,28 +52,14 @@ def cell_from_index(rows: list[dict[str, Any]], run_dir: str, *, metric: str | N
     by_model = {role: {None if m == NO_MODEL else m: u for m, u in parts.items()}
                 for role, parts in run["usage_by_model"].items()}
     priced = cost(run["usage_by_role"], run["role_models"], prices, epochs, by_model=by_model)
-    return {
-        "run_dir": str(path), "benchmark": benchmark, "model": run["model"],
-        "model_args": run["model_args"],
-        "model_label": model_label(str(run["model"]), run["model_args"]),
-        "options": run["options"], "mode": run["mode"], "split": key,
-        "metric": None if spec is None else {"label": spec.label, "key": spec.key,
-                                             "kind": spec.kind,
-                                             "higher_is_better": spec.higher_is_better},
-        "value": None if row is None else row["value"],
-        "low": None if row is None else row["low"], "high": None if row is None else row["high"],
-        "n": None if row is None else row["n"], "published": bool(row and row["published"]),
-        "epochs": epochs, "pass_hat_k": pass_k,
-        "noise_floor": None if not pass_k else repeats.get("noise_floor"),
-        "noise_floor_single": None if not pass_k else repeats.get("noise_floor_single"),
-        "tokens": run["tokens"], "calls": run["calls"],
-        "cost": priced["total"], "cost_complete": priced["complete"],
-        "cost_partial_roles": sorted(r for r, c in priced["by_role"].items()
-                                     if c.get("partial") or not c.get("priced")),
-        "records": run["records"], "errors": run["errors"], "note": run["note"],
-        "columns": run["columns"],
-        "_records": _records(rows, key) if row is not None else [], "_spec": spec,
-    }
+    return cell(run_dir=str(path), benchmark=benchmark, model=run["model"],
+                model_args=run["model_args"], options=run["options"], mode=run["mode"],
+                split=key, spec=spec, row=row, epochs=epochs, pass_k=pass_k,
+                noise_floor=repeats.get("noise_floor"),
+                noise_floor_single=repeats.get("noise_floor_single"), tokens=run["tokens"],
+                calls=run["calls"], cost=priced, records=run["records"],
+                errors=run["errors"], note=run["note"], columns=run["columns"],
+                finished=_records(rows, key) if row is not None else [])
 
 
 def valid_rows(run_dirs: list[str], seed: int, n_resamples: int,
