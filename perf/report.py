@@ -155,11 +155,19 @@ def time_command(run: Path, tmp: Path, repeat: int, write_wall: float, write_cpu
               f"{os.getloadavg()[0]:.1f}")
 
 
-def open_in_chromium(page: Path, repeat: int, profile: Path) -> dict[str, list[float]]:
+def open_in_chromium(url: str | Path, repeat: int, profile: Path,
+                     doc: str = "document") -> dict[str, list[float]]:
+    """Open a report page ``repeat`` times from a blank tab: the wall time until the report
+    says it is ready, its own 'report-ready' mark, and the time to open the first record.
+    ``doc`` is the JavaScript expression of the report's document (the page's own, or that of
+    a frame holding it)."""
     from support.browser import CHROMIUM, Browser
 
     if CHROMIUM is None:
         sys.exit("chromium is not installed")
+    target = url.resolve().as_uri() if isinstance(url, Path) else url
+    ready = (f"(() => {{ try {{ const d = {doc}; return !!d && !!d.body && "
+             "d.body.dataset.ready === '1'; } catch (e) { return false; } })()")
     times: dict[str, list[float]] = {"mark": [], "wall": [], "record": []}
     browser = Browser(profile)
     try:
@@ -168,15 +176,16 @@ def open_in_chromium(page: Path, repeat: int, profile: Path) -> dict[str, list[f
             browser.call("Page.navigate", url="about:blank")
             browser.wait_for("Page.loadEventFired")
             started = time.perf_counter()
-            browser.call("Page.navigate", url=page.resolve().as_uri())
-            while browser.js("document.body && document.body.dataset.ready") != "1":
+            browser.call("Page.navigate", url=target)
+            while not browser.js(ready):
                 time.sleep(0.005)
             times["wall"].append(time.perf_counter() - started)
             times["mark"].append(browser.js(
-                "performance.getEntriesByName('report-ready')[0].startTime") / 1000)
+                f"{doc}.defaultView.performance.getEntriesByName('report-ready')[0]"
+                ".startTime") / 1000)
             started = time.perf_counter()
-            browser.js("document.querySelector('details.sample summary').click()")
-            while browser.js("document.querySelector('details.sample').dataset.loaded") != "1":
+            browser.js(f"{doc}.querySelector('details.sample summary').click()")
+            while browser.js(f"{doc}.querySelector('details.sample').dataset.loaded") != "1":
                 time.sleep(0.002)
             times["record"].append(time.perf_counter() - started)
             if browser.errors():

@@ -42,6 +42,11 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from toolscore.records import RunStore  # noqa: E402
 
+try:  # run as a script (perf/ on the path) or imported as perf.viewer
+    from report import open_in_chromium  # noqa: E402
+except ImportError:  # pragma: no cover
+    from perf.report import open_in_chromium  # noqa: E402
+
 
 def child_env() -> dict[str, str]:
     path = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]).rstrip(":")
@@ -101,38 +106,9 @@ def fetch(url: str) -> tuple[float, bytes]:
 
 
 def in_chromium(url: str, repeat: int, profile: Path) -> dict[str, list[float]]:
-    from support.browser import CHROMIUM, Browser
-
-    if CHROMIUM is None:
-        sys.exit("chromium is not installed")
-    frame = "document.getElementById('report').contentDocument"
-    ready = (f"!!document.getElementById('report') && !!{frame} && !!{frame}.body && "
-             f"{frame}.body.dataset.ready === '1'")
-    times: dict[str, list[float]] = {"wall": [], "mark": [], "record": []}
-    browser = Browser(profile)
-    try:
-        for _ in range(repeat):
-            browser.events.clear()
-            browser.call("Page.navigate", url="about:blank")
-            browser.wait_for("Page.loadEventFired")
-            started = time.perf_counter()
-            browser.call("Page.navigate", url=url)
-            while not browser.js(ready):
-                time.sleep(0.005)
-            times["wall"].append(time.perf_counter() - started)
-            times["mark"].append(browser.js(
-                f"{frame}.defaultView.performance.getEntriesByName('report-ready')[0]"
-                ".startTime") / 1000)
-            started = time.perf_counter()
-            browser.js(f"{frame}.querySelector('details.sample summary').click()")
-            while browser.js(f"{frame}.querySelector('details.sample').dataset.loaded") != "1":
-                time.sleep(0.002)
-            times["record"].append(time.perf_counter() - started)
-            if browser.errors():
-                sys.exit(f"the page logged errors: {browser.errors()}")
-    finally:
-        browser.close()
-    return times
+    """The run page's report (in its frame) opened as ``perf/report.py`` opens a report."""
+    return open_in_chromium(url, repeat, profile,
+                            doc="document.getElementById('report').contentDocument")
 
 
 def show(label: str, values: list[float]) -> str:

@@ -17,7 +17,6 @@ import copy
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,16 +98,7 @@ def hostile_run(oracle_run: Path) -> Path:
     return _derive(oracle_run, oracle_run.parent / "hostile", _with_hostile_text)
 
 
-# -- a minimal DevTools-protocol client ----------------------------------------------------------
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield b
-    finally:
-        b.close()
-
-
+# -- in the browser (the `browser` fixture: tests/report/conftest.py) ---------------------------
 TOOL_SELECT = "document.querySelector('#f-facets select[data-facet=\"tool\"]')"
 ERROR_SELECT = "document.querySelector('#f-facets select[data-facet=\"error type\"]')"
 

@@ -14,7 +14,6 @@ import csv
 import io
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -273,15 +272,6 @@ def test_page_escapes_model_names(root: Path, hostile: Path, tmp_path: Path) -> 
     assert HOSTILE not in page and "&lt;script&gt;window.__pwned" in page
     assert page.count("<script") == 2
     assert "http://" not in page and "https://" not in page
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")

@@ -42,15 +42,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ViewerServer]:
         srv.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield b
-    finally:
-        b.close()
-
-
 def goto(browser: Browser, url: str) -> None:
     browser.events.clear()
     browser.call("Page.navigate", url=url)
